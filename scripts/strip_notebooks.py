@@ -1,0 +1,38 @@
+"""Clear outputs, execution counts and per-machine metadata from notebooks.
+
+Usage: python scripts/strip_notebooks.py [NOTEBOOK ...]   (default: every notebook in chapters/)
+Keeps only cell tags and the python3 kernelspec, so diffs show content alone.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+
+def strip(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    nb = json.loads(text)
+    nb["metadata"] = {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags")
+        cell["metadata"] = {"tags": tags} if tags else {}
+        cell.pop("id", None)
+        if cell["cell_type"] == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    nb["nbformat"], nb["nbformat_minor"] = 4, 4
+    new = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
+if __name__ == "__main__":
+    root = Path(__file__).resolve().parent.parent
+    paths = [Path(p) for p in sys.argv[1:]] or sorted((root / "chapters").glob("*.ipynb"))
+    for p in paths:
+        if strip(p):
+            print("stripped", p)
