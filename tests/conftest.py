@@ -1,0 +1,60 @@
+"""Shared helpers for the book's tests: where things are, and how to read them."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = ROOT / "chapters"
+# Pages that answer no question ID: front and back matter.
+NON_QUESTION_PAGES = {"intro", "question_map", "status", "measuring"}
+ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM)-\d+\b")
+ANSWERS_LINE = re.compile(r"^\*\*Answers:\*\*(.*)$", re.M)
+
+
+def toc_files():
+    """Every file named in _toc.yml (root included), as paths relative to the repository root."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        for entry in part["chapters"]:
+            files.append(entry["file"])
+            files += [section["file"] for section in entry.get("sections", [])]
+    return files
+
+
+def load_notebook(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def cell_text(cell):
+    source = cell["source"]
+    return source if isinstance(source, str) else "".join(source)
+
+
+def answered_ids(nb):
+    """The IDs on the '**Answers:**' line of a notebook's first cell, or None if it has none."""
+    match = ANSWERS_LINE.search(cell_text(nb["cells"][0]))
+    return None if match is None else ID_PATTERN.findall(match.group(1))
+
+
+def question_map():
+    return yaml.safe_load((ROOT / "questions.yml").read_text(encoding="utf-8"))
+
+
+def notebooks():
+    return sorted(CHAPTERS.glob("*.ipynb"))
+
+
+def pytest_generate_tests(metafunc):
+    if "notebook" in metafunc.fixturenames:
+        paths = notebooks()
+        metafunc.parametrize("notebook", paths, ids=[p.stem for p in paths])
+
+
+@pytest.fixture(scope="session")
+def qmap():
+    return question_map()

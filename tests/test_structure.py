@@ -1,0 +1,109 @@
+"""The book's structure: table of contents, clean notebooks, chapter anatomy, question map."""
+
+import re
+
+from conftest import (
+    CHAPTERS,
+    ID_PATTERN,
+    NON_QUESTION_PAGES,
+    ROOT,
+    answered_ids,
+    cell_text,
+    load_notebook,
+    notebooks,
+    toc_files,
+)
+
+EXPECTED_IDS = (
+    {f"DS-{i}" for i in range(1, 11)} | {f"IQ-{i}" for i in range(1, 6)} | {f"RM-{i}" for i in range(1, 10)}
+)
+# Level-2 headings every question chapter has, in this order.
+REQUIRED_SECTIONS = ["Short answer", "Setup", "Summary", "Check yourself", "Further reading"]
+
+
+def headings(nb):
+    return [
+        line[3:].strip()
+        for cell in nb["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in cell_text(cell).splitlines()
+        if line.startswith("## ")
+    ]
+
+
+def test_toc_and_chapters_folder_agree():
+    listed = toc_files()
+    assert len(listed) == len(set(listed)), f"a page is listed twice in _toc.yml: {listed}"
+    for entry in listed:
+        matches = [p for p in (ROOT / f"{entry}.ipynb", ROOT / f"{entry}.md") if p.exists()]
+        assert len(matches) == 1, f"_toc.yml entry {entry!r} must match exactly one .ipynb or .md file"
+    on_disk = {str(p.relative_to(ROOT).with_suffix("")) for p in CHAPTERS.glob("*") if p.suffix in {".ipynb", ".md"}}
+    missing = on_disk - set(listed)
+    assert not missing, f"pages in chapters/ that _toc.yml does not list: {sorted(missing)}"
+
+
+def test_notebook_is_stored_clean(notebook):
+    nb = load_notebook(notebook)
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", "kernelspec must be python3"
+    extra = set(nb["metadata"]) - {"kernelspec", "language_info"}
+    assert not extra, f"per-machine notebook metadata {sorted(extra)}: run `make strip`"
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None, f"cell {i} has outputs: `make strip`"
+        assert set(cell.get("metadata", {})) <= {"tags"}, f"cell {i} carries metadata other than tags"
+
+
+def test_chapter_follows_the_anatomy(notebook):
+    nb = load_notebook(notebook)
+    first = nb["cells"][0]
+    assert first["cell_type"] == "markdown" and cell_text(first).startswith("# "), "first cell must be the title"
+    ids = answered_ids(nb)
+    if notebook.stem in NON_QUESTION_PAGES:
+        assert ids is None, f"{notebook.stem} is front/back matter and must not claim question IDs"
+        if notebook.stem == "status":
+            return
+    else:
+        assert ids, "a chapter names the IDs it answers on a '**Answers:**' line under its title"
+    found = headings(nb)
+    positions = []
+    for section in REQUIRED_SECTIONS:
+        assert section in found, f"missing '## {section}' (found {found})"
+        positions.append(found.index(section))
+    assert positions == sorted(positions), f"sections out of order: {found}"
+    steps = [h for h in found if re.match(r"\d+\. ", h)]
+    assert steps, "the demonstration is written as numbered steps ('## 1. ...')"
+    code = "\n".join(cell_text(c) for c in nb["cells"] if c["cell_type"] == "code")
+    assert re.search(r"^\s*assert\b", code, re.M), "a chapter proves its claims with asserts"
+    assert "torch.accelerator" in code and "Running on:" in code, "the setup cell chooses the device and prints it"
+    markdown = "\n".join(cell_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "{exercise}" in markdown and "{solution}" in markdown, "Check yourself uses exercise/solution pairs"
+
+
+def test_question_map_lists_every_source_question(qmap):
+    ids = [q["id"] for q in qmap["questions"]]
+    assert len(ids) == len(set(ids)), "an ID appears twice in questions.yml"
+    assert set(ids) == EXPECTED_IDS, f"questions.yml must hold exactly the source IDs; diff: {set(ids) ^ EXPECTED_IDS}"
+    for q in qmap["questions"]:
+        assert q["question"].strip(), f"{q['id']} has no question text"
+        assert q["chapter"] == "pending" or (CHAPTERS / f"{q['chapter']}.ipynb").exists(), (
+            f"{q['id']} points to a chapter that does not exist: {q['chapter']}"
+        )
+
+
+def test_chapters_and_question_map_agree(qmap):
+    known = {q["id"]: q["chapter"] for q in qmap["questions"]}
+    claimed = {}
+    for path in notebooks():
+        for qid in answered_ids(load_notebook(path)) or []:
+            assert qid in known, f"{path.name} answers {qid}, which is not in questions.yml"
+            assert qid not in claimed, f"{qid} is answered twice: {claimed.get(qid)} and {path.stem}"
+            claimed[qid] = path.stem
+    for qid, chapter in known.items():
+        if chapter == "pending":
+            assert qid not in claimed, f"{qid} is marked pending but {claimed.get(qid)} answers it"
+        else:
+            assert claimed.get(qid) == chapter, f"questions.yml says {chapter} answers {qid}; the chapters say {claimed.get(qid)}"
+
+
+def test_id_pattern_matches_only_real_ids():
+    assert ID_PATTERN.findall("**Answers:** DS-6 · IQ-5 · RM-10, XX-1") == ["DS-6", "IQ-5", "RM-10"]
