@@ -2,6 +2,8 @@
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,8 +11,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
+HTML = ROOT / "_build" / "html"
+sys.path.insert(0, str(ROOT / "_ext"))  # the book's Sphinx extension holds the chapter vocabulary
 # Pages that answer no question ID: front and back matter.
-NON_QUESTION_PAGES = {"intro", "question_map", "status", "measuring"}
+NON_QUESTION_PAGES = {"intro", "question_map", "cheat_sheet", "topics", "status", "measuring"}
 ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM)-\d+\b")
 ANSWERS_LINE = re.compile(r"^\*\*Answers:\*\*(.*)$", re.M)
 
@@ -58,3 +62,18 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="session")
 def qmap():
     return question_map()
+
+
+@pytest.fixture(scope="session")
+def build():
+    """Build the book exactly as `make book` does (the execution cache makes a rebuild cheap)."""
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jupyter_book), "build", "-W", "-n", "--keep-going", str(ROOT)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+
+
+@pytest.fixture(scope="session")
+def site(build):
+    """The built HTML folder; fails every test that needs it when the build failed."""
+    assert build.returncode == 0, "the book build failed:\n" + build.stdout[-6000:] + build.stderr[-6000:]
+    return HTML

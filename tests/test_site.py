@@ -1,30 +1,17 @@
-"""Build the site exactly as `make book` does, then check what a reader will get."""
+"""The built site as a reader gets it: every page, no errors, images and links that resolve."""
 
 import html
 import re
-import subprocess
-import sys
-from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import ROOT, load_notebook, notebooks, question_map, toc_files
-
-HTML = ROOT / "_build" / "html"
+from conftest import load_notebook, notebooks, question_map, toc_files
 
 
 @pytest.fixture(scope="module")
-def build():
-    jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jupyter_book), "build", "-W", "-n", "--keep-going", str(ROOT)]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=3600)
-
-
-@pytest.fixture(scope="module")
-def pages(build):
-    assert build.returncode == 0, "the book build failed:\n" + build.stdout[-6000:] + build.stderr[-6000:]
-    return {entry: (HTML / f"{entry}.html") for entry in toc_files()}
+def pages(site):
+    return {entry: site / f"{entry}.html" for entry in toc_files()}
 
 
 def test_the_build_succeeds_with_warnings_as_errors(build):
@@ -52,12 +39,18 @@ def test_every_referenced_image_exists(pages):
             assert target.is_file() and target.stat().st_size > 0, f"{entry} references missing image {src}"
 
 
-def test_executed_chapters_show_their_outputs(pages):
+def test_executed_chapters_show_outputs_and_an_execution_badge(pages):
     for path in notebooks():
         text = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
         assert 'class="cell_output' in text, f"{path.stem} was built without executed outputs"
-        if any(c["cell_type"] == "code" and "Running on:" in "".join(c["source"]) for c in load_notebook(path)["cells"]):
+        reports_hardware = any(
+            c["cell_type"] == "code" and "Running on:" in "".join(c["source"]) for c in load_notebook(path)["cells"]
+        )
+        if reports_hardware:
             assert "Running on:" in text, f"{path.stem} does not show the hardware it ran on"
+            assert re.search(r'class="exec-badge">Executed: passed in [\d.]+ s on \d{4}-\d\d-\d\d', text), (
+                f"{path.stem} has no execution badge"
+            )
 
 
 def test_question_map_page_links_every_answering_chapter(pages):
@@ -68,8 +61,45 @@ def test_question_map_page_links_every_answering_chapter(pages):
             assert f'href="{q["chapter"]}.html' in text, f"{q['id']} is not linked to {q['chapter']}"
 
 
+def test_cheat_sheet_and_topic_index_link_every_chapter(pages):
+    chapters = {q["chapter"] for q in question_map()["questions"]} - {"pending"}
+    for page in ("chapters/cheat_sheet", "chapters/topics"):
+        text = pages[page].read_text(encoding="utf-8")
+        for chapter in chapters:
+            assert f'href="{chapter}.html' in text, f"{page} does not link {chapter}"
+
+
 def test_status_page_lists_every_executed_notebook(pages):
     text = html.unescape(pages["chapters/status"].read_text(encoding="utf-8"))
     for path in notebooks():
         assert f"chapters/{path.stem}" in text, f"{path.stem} missing from the execution table"
     assert "❌" not in text, "the execution table reports a failed notebook"
+
+
+def _ids(text):
+    return set(re.findall(r'\bid="([^"]+)"', text))
+
+
+def test_internal_links_resolve(site):
+    """An offline link check: every relative href/src in every page points to a file that exists,
+    and every #fragment to an element id on the target page."""
+    broken = []
+    ids_cache = {}
+    for page in sorted(site.rglob("*.html")):
+        if any(part in {"_static", "_sources"} for part in page.relative_to(site).parts):
+            continue
+        text = page.read_text(encoding="utf-8")
+        for link in re.findall(r'(?:href|src)="([^"]+)"', text):
+            parsed = urlparse(html.unescape(link))
+            if parsed.scheme or link.startswith("//"):
+                continue  # external: not checked offline
+            target = (page.parent / unquote(parsed.path)).resolve() if parsed.path else page
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)} -> {link}")
+                continue
+            if parsed.fragment and target.suffix == ".html":
+                if target not in ids_cache:
+                    ids_cache[target] = _ids(target.read_text(encoding="utf-8"))
+                if unquote(parsed.fragment) not in ids_cache[target]:
+                    broken.append(f"{page.relative_to(site)} -> {link} (no such anchor)")
+    assert not broken, "broken internal links:\n" + "\n".join(broken[:50])

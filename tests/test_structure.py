@@ -2,6 +2,7 @@
 
 import re
 
+from book_pages import LEVELS, TOPICS
 from conftest import (
     CHAPTERS,
     ID_PATTERN,
@@ -64,6 +65,10 @@ def test_chapter_follows_the_anatomy(notebook):
             return
     else:
         assert ids, "a chapter names the IDs it answers on a '**Answers:**' line under its title"
+        header = cell_text(first)
+        assert re.search(rf"\*\*Topic:\*\* ({'|'.join(TOPICS)}) · \*\*Level:\*\* ({'|'.join(LEVELS)})\s*$", header, re.M), (
+            f"the title cell needs a line '**Topic:** <one of {TOPICS}> · **Level:** <one of {LEVELS}>'"
+        )
     found = headings(nb)
     positions = []
     for section in REQUIRED_SECTIONS:
@@ -75,6 +80,10 @@ def test_chapter_follows_the_anatomy(notebook):
     code = "\n".join(cell_text(c) for c in nb["cells"] if c["cell_type"] == "code")
     assert re.search(r"^\s*assert\b", code, re.M), "a chapter proves its claims with asserts"
     assert "torch.accelerator" in code and "Running on:" in code, "the setup cell chooses the device and prints it"
+    first_code = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    assert "find_spec" in cell_text(first_code) and first_code["metadata"].get("tags") == ["remove-cell"], (
+        "the first code cell installs what Colab lacks (tagged remove-cell, so the site does not show it)"
+    )
     markdown = "\n".join(cell_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "{exercise}" in markdown and "{solution}" in markdown, "Check yourself uses exercise/solution pairs"
 
