@@ -27,7 +27,7 @@ LINE = {
     "Level": re.compile(r"\*\*Level:\*\*\s*([^·\n]+?)\s*(?:·|$)", re.M),
 }
 # The vocabulary of chapter topics and levels, in the order the index page shows them.
-TOPICS = ["Core concepts", "Training", "Performance", "Models at scale"]
+TOPICS = ["Core concepts", "Training", "Performance", "Models in practice"]
 LEVELS = ["Basic", "Intermediate", "Advanced"]
 
 
