@@ -86,6 +86,9 @@ def test_chapter_follows_the_anatomy(notebook):
     )
     markdown = "\n".join(cell_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "{exercise}" in markdown and "{solution}" in markdown, "Check yourself uses exercise/solution pairs"
+    assert "{solution-start}" in markdown and "{solution-end}" in markdown, (
+        "Check yourself has a predict-the-output item whose answer is an executed cell (solution-start/-end)"
+    )
 
 
 def test_question_map_lists_every_source_question(qmap):
