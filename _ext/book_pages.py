@@ -65,6 +65,17 @@ class _GeneratedMarkdown(SphinxDirective):
     def lines(self):
         raise NotImplementedError
 
+    def question_chapters(self):
+        """(name, info) of every chapter that answers questions, in reading order; the page
+        that uses them is rebuilt when one of those notebooks changes."""
+        chapters = []
+        for docname, path in chapter_notebooks():
+            info = read_chapter(path)
+            if info["answers"]:
+                self.env.note_dependency(str(path))
+                chapters.append((docname.rsplit("/", 1)[-1], info))
+        return chapters
+
     def run(self):
         self.env.note_dependency(str(MAP_FILE))
         self.env.note_dependency(str(TOC_FILE))
@@ -91,12 +102,7 @@ class QuestionMap(_GeneratedMarkdown):
 class CheatSheet(_GeneratedMarkdown):
     def lines(self):
         out = []
-        for docname, path in chapter_notebooks():
-            info = read_chapter(path)
-            if not info["answers"]:
-                continue
-            self.env.note_dependency(str(path))
-            name = docname.rsplit("/", 1)[-1]
+        for name, info in self.question_chapters():
             title = f"{info['title']} ({info['answers']})"
             out += [f"::::{{admonition}} {title}", info["short"], "", f"The proof: {{doc}}`{name}`.", "::::", ""]
         return out
@@ -104,12 +110,7 @@ class CheatSheet(_GeneratedMarkdown):
 
 class ChapterIndex(_GeneratedMarkdown):
     def lines(self):
-        chapters = []
-        for docname, path in chapter_notebooks():
-            info = read_chapter(path)
-            if info["answers"]:
-                self.env.note_dependency(str(path))
-                chapters.append((docname.rsplit("/", 1)[-1], info))
+        chapters = self.question_chapters()
         out = ["| Topic | Basic | Intermediate | Advanced |", "|---|---|---|---|"]
         for topic in TOPICS:
             cells = [
