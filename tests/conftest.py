@@ -12,11 +12,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
 HTML = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "_ext"))  # the book's Sphinx extension holds the chapter vocabulary
+sys.path.insert(0, str(ROOT / "_ext"))  # the book's Sphinx extension: chapter vocabulary and header lines
+from book_pages import LINE  # noqa: E402
 # Pages that answer no question ID: front and back matter.
 NON_QUESTION_PAGES = {"intro", "question_map", "cheat_sheet", "topics", "status", "measuring"}
 ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM)-\d+\b")
-ANSWERS_LINE = re.compile(r"^\*\*Answers:\*\*(.*)$", re.M)
 
 
 def toc_files():
@@ -41,7 +41,7 @@ def cell_text(cell):
 
 def answered_ids(nb):
     """The IDs on the '**Answers:**' line of a notebook's first cell, or None if it has none."""
-    match = ANSWERS_LINE.search(cell_text(nb["cells"][0]))
+    match = LINE["Answers"].search(cell_text(nb["cells"][0]))
     return None if match is None else ID_PATTERN.findall(match.group(1))
 
 

@@ -6,7 +6,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import load_notebook, notebooks, question_map, toc_files
+from conftest import cell_text, load_notebook, notebooks, question_map, toc_files
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def test_executed_chapters_show_outputs_and_an_execution_badge(pages):
         text = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
         assert 'class="cell_output' in text, f"{path.stem} was built without executed outputs"
         reports_hardware = any(
-            c["cell_type"] == "code" and "Running on:" in "".join(c["source"]) for c in load_notebook(path)["cells"]
+            c["cell_type"] == "code" and "Running on:" in cell_text(c) for c in load_notebook(path)["cells"]
         )
         if reports_hardware:
             assert "Running on:" in text, f"{path.stem} does not show the hardware it ran on"
