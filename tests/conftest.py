@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
 HTML = ROOT / "_build" / "html"
 sys.path.insert(0, str(ROOT / "_ext"))  # the book's Sphinx extension: chapter vocabulary and header lines
-from book_pages import LINE  # noqa: E402
+from book_pages import LINE, load_map  # noqa: E402
 # Pages that answer no question ID: front and back matter.
 NON_QUESTION_PAGES = {"intro", "question_map", "cheat_sheet", "topics", "status", "measuring"}
 ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM)-\d+\b")
@@ -45,10 +45,6 @@ def answered_ids(nb):
     return None if match is None else ID_PATTERN.findall(match.group(1))
 
 
-def question_map():
-    return yaml.safe_load((ROOT / "questions.yml").read_text(encoding="utf-8"))
-
-
 def notebooks():
     return sorted(CHAPTERS.glob("*.ipynb"))
 
@@ -61,7 +57,7 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def qmap():
-    return question_map()
+    return load_map()
 
 
 @pytest.fixture(scope="session")

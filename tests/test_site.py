@@ -6,7 +6,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import cell_text, load_notebook, notebooks, question_map, toc_files
+from conftest import cell_text, load_notebook, notebooks, toc_files
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +53,16 @@ def test_executed_chapters_show_outputs_and_an_execution_badge(pages):
             )
 
 
-def test_question_map_page_links_every_answering_chapter(pages):
+def test_question_map_page_links_every_answering_chapter(pages, qmap):
     text = pages["chapters/question_map"].read_text(encoding="utf-8")
-    for q in question_map()["questions"]:
+    for q in qmap["questions"]:
         assert q["id"] in text, f"{q['id']} missing from the question map page"
         if q["chapter"] != "pending":
             assert f'href="{q["chapter"]}.html' in text, f"{q['id']} is not linked to {q['chapter']}"
 
 
-def test_cheat_sheet_and_topic_index_link_every_chapter(pages):
-    chapters = {q["chapter"] for q in question_map()["questions"]} - {"pending"}
+def test_cheat_sheet_and_topic_index_link_every_chapter(pages, qmap):
+    chapters = {q["chapter"] for q in qmap["questions"]} - {"pending"}
     for page in ("chapters/cheat_sheet", "chapters/topics"):
         text = pages[page].read_text(encoding="utf-8")
         for chapter in chapters:
