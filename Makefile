@@ -1,21 +1,32 @@
 # Two commands a reader needs: `make book` builds the site, `make test` runs every test.
+# `make lab` opens the chapters in JupyterLab; the other targets are for contributors.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# TORCH=cpu installs PyTorch's small CPU-only build from its own wheel index instead of the
+# default PyPI build (which, on Linux x86-64, is the CUDA build with its NVIDIA libraries).
+TORCH ?= default
+CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
 # The venv's tools come first, and Jupyter prefers the venv's kernels over any in the user's home.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test serve strip clean install
+.PHONY: book test lab serve install sync lint format strip chapter clean
 
 install: $(STAMP)
 
 $(STAMP): requirements.txt
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PYTHON=...")'
+	@$(PYTHON) scripts/check_prerequisites.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+ifeq ($(TORCH),cpu)
+	$(BIN)/python -m pip install --disable-pip-version-check --index-url $(CPU_INDEX) "$(TORCH_PIN)"
+else ifneq ($(TORCH),default)
+	$(error TORCH must be 'default' or 'cpu', not '$(TORCH)')
+endif
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
 	touch $@
 
@@ -26,13 +37,36 @@ book: install
 test: install
 	$(BIN)/python -m pytest
 
+# JupyterLab on the chapters, from the book's environment; it prints the URL to open.
+lab: install
+	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters
+
 serve:
 	@test -f _build/html/index.html || { echo "No site yet: run 'make book' first."; exit 1; }
 	@echo "Serving the book on http://127.0.0.1:8000 (Ctrl-C to stop)"
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
 
+# Contributors: write the shared cells into every chapter, then format, lint and strip.
+sync: install
+	$(BIN)/python scripts/sync_cells.py
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+	$(BIN)/python scripts/strip_notebooks.py
+
+lint: install
+	$(BIN)/python scripts/sync_cells.py --check
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/codespell
+
 strip:
 	$(BIN)/python scripts/strip_notebooks.py
+
+# make chapter NAME=losses TITLE="How ...?" IDS="EX-1 EX-16" TOPIC=Training LEVEL=Intermediate
+chapter: install
+	$(BIN)/python scripts/new_chapter.py "$(NAME)" --title "$(TITLE)" --ids "$(IDS)" --topic "$(TOPIC)" --level "$(LEVEL)"
 
 clean:
 	rm -rf _build

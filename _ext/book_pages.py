@@ -27,7 +27,7 @@ LINE = {
     "Level": re.compile(r"\*\*Level:\*\*\s*([^·\n]+?)\s*(?:·|$)", re.M),
 }
 # The vocabulary of chapter topics and levels, in the order the index page shows them.
-TOPICS = ["Core concepts", "Training", "Performance", "Models in practice"]
+TOPICS = ["Foundations", "Training", "Performance", "Models in practice"]
 LEVELS = ["Basic", "Intermediate", "Advanced"]
 
 
@@ -38,7 +38,9 @@ def load_map():
 def chapter_notebooks():
     """(docname, path) of every notebook in the table of contents, in reading order."""
     toc = yaml.safe_load(TOC_FILE.read_text(encoding="utf-8"))
-    files = [entry["file"] for part in toc.get("parts", []) for entry in part["chapters"]]
+    files = [
+        entry["file"] for part in toc.get("parts", []) for entry in part["chapters"]
+    ]
     return [(f, ROOT / f"{f}.ipynb") for f in files if (ROOT / f"{f}.ipynb").exists()]
 
 
@@ -90,10 +92,19 @@ class QuestionMap(_GeneratedMarkdown):
         qmap = load_map()
         out = []
         for prefix, title in qmap["sources"].items():
-            out += [f"**{prefix}: {title}**", "", "| ID | Question | Answered in |", "|---|---|---|"]
+            out += [
+                f"**{prefix}: {title}**",
+                "",
+                "| ID | Question | Answered in |",
+                "|---|---|---|",
+            ]
             for q in qmap["questions"]:
                 if q["id"].split("-")[0] == prefix:
-                    where = "*pending*" if q["chapter"] == "pending" else f"{{doc}}`{q['chapter']}`"
+                    where = (
+                        "*pending*"
+                        if q["chapter"] == "pending"
+                        else f"{{doc}}`{q['chapter']}`"
+                    )
                     out.append(f"| {q['id']} | {q['question']} | {where} |")
             out.append("")
         return out
@@ -104,7 +115,14 @@ class CheatSheet(_GeneratedMarkdown):
         out = []
         for name, info in self.question_chapters():
             title = f"{info['title']} ({info['answers']})"
-            out += [f"::::{{admonition}} {title}", info["short"], "", f"The proof: {{doc}}`{name}`.", "::::", ""]
+            out += [
+                f"::::{{admonition}} {title}",
+                info["short"],
+                "",
+                f"The proof: {{doc}}`{name}`.",
+                "::::",
+                "",
+            ]
         return out
 
 
@@ -114,7 +132,11 @@ class ChapterIndex(_GeneratedMarkdown):
         out = ["| Topic | Basic | Intermediate | Advanced |", "|---|---|---|---|"]
         for topic in TOPICS:
             cells = [
-                "<br>".join(f"{{doc}}`{name}`" for name, info in chapters if info["topic"] == topic and info["level"] == level)
+                "<br>".join(
+                    f"{{doc}}`{name}`"
+                    for name, info in chapters
+                    if info["topic"] == topic and info["level"] == level
+                )
                 for level in LEVELS
             ]
             out.append(f"| {topic} | " + " | ".join(cells) + " |")
@@ -130,15 +152,22 @@ def add_execution_badge(app, doctree):
         (
             m.group(1).strip()
             for node in doctree.findall(nodes.literal_block)
-            if "output" in node["classes"] and (m := re.search(r"Running on: (.+)", node.astext()))
+            if "output" in node["classes"]
+            and (m := re.search(r"Running on: (.+)", node.astext()))
         ),
         None,
     )
     if hardware is None:
         return  # pages that report no hardware (the status page) carry the execution table instead
     status = "passed" if data["succeeded"] else "FAILED"
-    runtime = f"{data['runtime']:.1f} s" if data.get("runtime") is not None else "unknown time"
-    when = datetime.datetime.fromtimestamp(data["mtime"], datetime.timezone.utc).strftime("%Y-%m-%d")
+    runtime = (
+        f"{data['runtime']:.1f} s"
+        if data.get("runtime") is not None
+        else "unknown time"
+    )
+    when = datetime.datetime.fromtimestamp(
+        data["mtime"], datetime.timezone.utc
+    ).strftime("%Y-%m-%d")
     badge = nodes.paragraph(classes=["exec-badge"])
     badge += nodes.Text(f"Executed: {status} in {runtime} on {when} · {hardware}")
     title_section = next(doctree.findall(nodes.section))
@@ -158,7 +187,9 @@ def drop_duplicate_scripts(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    app.connect("html-page-context", drop_duplicate_scripts, priority=900)  # after every script is added
+    app.connect(
+        "html-page-context", drop_duplicate_scripts, priority=900
+    )  # after every script is added
     app.add_directive("question-map", QuestionMap)
     app.add_directive("cheat-sheet", CheatSheet)
     app.add_directive("chapter-index", ChapterIndex)

@@ -1,7 +1,8 @@
 """Clear outputs, execution counts and per-machine metadata from notebooks.
 
 Usage: python scripts/strip_notebooks.py [NOTEBOOK ...]   (default: every notebook in chapters/)
-Keeps only cell tags and the python3 kernelspec, so diffs show content alone.
+Keeps only cell tags, myst-nb's figure and image options, and the python3 kernelspec, so
+diffs show content alone.
 """
 
 import json
@@ -16,8 +17,8 @@ def strip(path: Path) -> bool:
     nb = json.loads(text)
     nb["metadata"] = {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
     for cell in nb["cells"]:
-        tags = cell.get("metadata", {}).get("tags")
-        cell["metadata"] = {"tags": tags} if tags else {}
+        kept = {key: cell.get("metadata", {}).get(key) for key in ("tags", "mystnb")}
+        cell["metadata"] = {key: value for key, value in kept.items() if value}
         cell.pop("id", None)
         if cell["cell_type"] == "code":
             cell["outputs"] = []
@@ -32,7 +33,9 @@ def strip(path: Path) -> bool:
 
 if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent
-    paths = [Path(p) for p in sys.argv[1:]] or sorted((root / "chapters").glob("*.ipynb"))
+    paths = [Path(p) for p in sys.argv[1:]] or sorted(
+        (root / "chapters").glob("*.ipynb")
+    )
     for p in paths:
         if strip(p):
             print("stripped", p)

@@ -12,11 +12,21 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
 HTML = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "_ext"))  # the book's Sphinx extension: chapter vocabulary and header lines
+sys.path.insert(
+    0, str(ROOT / "_ext")
+)  # the book's Sphinx extension: chapter vocabulary and header lines
 from book_pages import LINE, load_map  # noqa: E402
+
 # Pages that answer no question ID: front and back matter.
-NON_QUESTION_PAGES = {"intro", "question_map", "cheat_sheet", "topics", "status", "measuring"}
-ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM)-\d+\b")
+NON_QUESTION_PAGES = {
+    "intro",
+    "question_map",
+    "cheat_sheet",
+    "topics",
+    "status",
+    "measuring",
+}
+ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM|EX)-\d+\b")
 
 
 def toc_files():
@@ -71,5 +81,7 @@ def build():
 @pytest.fixture(scope="session")
 def site(build):
     """The built HTML folder; fails every test that needs it when the build failed."""
-    assert build.returncode == 0, "the book build failed:\n" + build.stdout[-6000:] + build.stderr[-6000:]
+    assert build.returncode == 0, (
+        "the book build failed:\n" + build.stdout[-6000:] + build.stderr[-6000:]
+    )
     return HTML

@@ -21,8 +21,13 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 SCREENSHOT_CHAPTER = "using_a_gpu"
 # Flags for a root, headless, offline Chromium: no sandbox, and no background calls to Google.
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -38,7 +43,9 @@ def chromium_path():
 
 @pytest.fixture(scope="module")
 def base_url(site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler = functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(site)
+    )
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -71,7 +78,9 @@ def page(browser, base_url):
 
     def on_console(msg):
         if msg.type == "error" and msg.location.get("url", "").startswith(base_url):
-            page.problems.append(f"console error: {msg.text} ({msg.location.get('url')})")
+            page.problems.append(
+                f"console error: {msg.text} ({msg.location.get('url')})"
+            )
 
     def route(request_route):
         if request_route.request.url.startswith(base_url):
@@ -81,7 +90,10 @@ def page(browser, base_url):
             request_route.abort()
 
     page.on("console", on_console)
-    page.on("pageerror", lambda err: page.problems.append(f"uncaught JavaScript error: {err}"))
+    page.on(
+        "pageerror",
+        lambda err: page.problems.append(f"uncaught JavaScript error: {err}"),
+    )
     page.route("**/*", route)
     yield page
     context.close()
@@ -104,8 +116,12 @@ def test_every_page_loads_without_errors_and_with_its_images(page, base_url):
 def test_search_finds_the_data_loading_chapter_for_pin_memory(page, base_url):
     page.goto(f"{base_url}/search.html?q=pin_memory", wait_until="load")
     page.wait_for_selector("#search-results ul.search li a", timeout=20_000)
-    hits = page.eval_on_selector_all("#search-results ul.search li a", "links => links.map(a => a.href)")
-    assert any("chapters/data_loading.html" in h for h in hits), f"search for pin_memory returned {hits}"
+    hits = page.eval_on_selector_all(
+        "#search-results ul.search li a", "links => links.map(a => a.href)"
+    )
+    assert any("chapters/data_loading.html" in h for h in hits), (
+        f"search for pin_memory returned {hits}"
+    )
     assert not page.problems, page.problems
 
 
@@ -121,7 +137,9 @@ def test_colab_and_download_buttons_point_at_the_notebook(page, base_url):
         download = f"{base_url}/_sources/chapters/{path.stem}.ipynb"
         assert download in links, f"{path.stem}: no .ipynb download button"
         response = page.request.get(download)
-        assert response.ok and json.loads(response.body())["cells"], f"{path.stem}: download is not a notebook"
+        assert response.ok and json.loads(response.body())["cells"], (
+            f"{path.stem}: download is not a notebook"
+        )
 
 
 def test_dark_mode_switches_the_theme_and_screenshots_are_written(page, base_url):
@@ -136,7 +154,11 @@ def test_dark_mode_switches_the_theme_and_screenshots_are_written(page, base_url
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     dark_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert dark_bg != light_bg, f"background stayed {light_bg} in dark mode"
-    page.screenshot(path=str(SCREENSHOTS / f"{SCREENSHOT_CHAPTER}-dark.png"), full_page=True)
+    page.screenshot(
+        path=str(SCREENSHOTS / f"{SCREENSHOT_CHAPTER}-dark.png"), full_page=True
+    )
     assert not page.problems, page.problems
     for name in ("light", "dark"):
-        assert (SCREENSHOTS / f"{SCREENSHOT_CHAPTER}-{name}.png").stat().st_size > 10_000
+        assert (
+            SCREENSHOTS / f"{SCREENSHOT_CHAPTER}-{name}.png"
+        ).stat().st_size > 10_000

@@ -10,17 +10,36 @@ import pytest
 def run_nbval(tmp_path, *cells):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     path = tmp_path / "probe.ipynb"
     nbformat.write(nb, path)
     # The same flags as pytest.ini, run in a folder with no pytest config of its own.
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", path.name]
-    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--nbval-lax",
+        "--nbval-current-env",
+        path.name,
+    ]
+    return subprocess.run(
+        cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.parametrize(
     "bad_cell",
-    ["assert 1 + 1 == 3, 'a false claim'", "import torch\ntorch.ones(2) @ torch.ones(3)"],
+    [
+        "assert 1 + 1 == 3, 'a false claim'",
+        "import torch\ntorch.ones(2) @ torch.ones(3)",
+    ],
     ids=["failed-assert", "runtime-error"],
 )
 def test_a_failing_notebook_fails(tmp_path, bad_cell):
@@ -30,6 +49,8 @@ def test_a_failing_notebook_fails(tmp_path, bad_cell):
 
 
 def test_a_good_notebook_passes_and_is_collected(tmp_path):
-    result = run_nbval(tmp_path, "import torch", "assert torch.ones(2).sum().item() == 2")
+    result = run_nbval(
+        tmp_path, "import torch", "assert torch.ones(2).sum().item() == 2"
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 passed" in result.stdout, result.stdout

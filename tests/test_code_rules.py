@@ -1,0 +1,327 @@
+"""Rules for what the chapters say and how their code proves it, checked without running them.
+
+Each rule exists because an expert review found the book breaking it in a way that no `assert`
+caught: an error demonstration that passes when no error comes, a number typed into prose next
+to a measurement that said otherwise, a CUDA-only synchronization, a glue key nobody cites.
+"""
+
+import ast
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, cell_text, load_notebook, notebooks
+
+SHARED_BLOCK = re.compile(
+    r"^# ---- shared: (\w+) .*?^# ---- end shared: \1 ----$", re.M | re.S
+)
+# A try/except that is not a demonstration (a fallback, a probe of what the machine has) says so.
+NOT_A_DEMO = "# not a demonstration"
+
+
+def tool(name):
+    return (
+        str(ROOT / ".venv" / "bin" / name)
+        if (ROOT / ".venv" / "bin" / name).exists()
+        else name
+    )
+
+
+def chapter_code(nb):
+    """(cell index, code) of every code cell, with the shared blocks blanked out (they are
+    checked against their source instead) and IPython magics removed."""
+    out = []
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        text = SHARED_BLOCK.sub(
+            lambda m: "\n" * m.group(0).count("\n"), cell_text(cell)
+        )
+        if text.lstrip().startswith("%%"):
+            continue  # a cell magic (%%writefile): the file it writes is Python, checked by ruff
+        lines = [
+            "" if line.lstrip().startswith(("%", "!")) else line
+            for line in text.splitlines()
+        ]
+        out.append((i, "\n".join(lines)))
+    return out
+
+
+def markdown_cells(nb):
+    return [
+        (i, cell_text(c))
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "markdown"
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The shared cells, lint and spelling
+
+
+def test_shared_cells_match_their_source():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "sync_cells.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_and_lint():
+    for args in (["format", "--check", "."], ["check", "."]):
+        result = subprocess.run(
+            [tool("ruff"), *args], cwd=ROOT, capture_output=True, text=True
+        )
+        assert result.returncode == 0, (
+            f"ruff {' '.join(args)}:\n{result.stdout}{result.stderr}"
+        )
+
+
+def test_spelling():
+    result = subprocess.run(
+        [tool("codespell")], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, (
+        "codespell (fix the word, or add it to .codespellrc):\n"
+        + (result.stdout + result.stderr)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Error demonstrations
+
+
+def loose_trys(code):
+    """Line numbers of try/except statements that would pass in silence if no error came."""
+    lines = code.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if not isinstance(node, ast.Try) or not node.handlers:
+            continue
+        if NOT_A_DEMO in lines[node.lineno - 1]:
+            continue
+        last = node.body[-1]
+        fails_without_error = isinstance(last, ast.Raise) or any(
+            isinstance(n, ast.Raise) for n in node.orelse
+        )
+        if not fails_without_error:
+            found.append(node.lineno)
+    return found
+
+
+def test_error_demonstrations_fail_when_no_error_comes(notebook):
+    problems = [
+        f"cell {i}, line {line}"
+        for i, code in chapter_code(load_notebook(notebook))
+        for line in loose_trys(code)
+    ]
+    assert not problems, (
+        "a try/except that passes when no error is raised (use `with expect_error(...)`, end the"
+        f" try body with `raise AssertionError(...)`, or mark a probe '{NOT_A_DEMO}: why'): "
+        + "; ".join(problems)
+    )
+
+
+def test_the_loose_try_check_can_fail():
+    assert loose_trys("try:\n    f()\nexcept ValueError:\n    pass\n") == [1]
+    assert (
+        loose_trys(
+            "try:\n    f()\n    raise AssertionError\nexcept ValueError:\n    pass\n"
+        )
+        == []
+    )
+    assert (
+        loose_trys(f"try:  {NOT_A_DEMO}: a probe\n    f()\nexcept OSError:\n    pass\n")
+        == []
+    )
+    assert loose_trys("try:\n    f()\nfinally:\n    g()\n") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements: numbers and verdicts come from the code
+
+STRIP_FROM_PROSE = [
+    re.compile(r"^(```|~~~).*?^\1", re.M | re.S),  # fenced blocks and directives
+    re.compile(
+        r"\{[\w:-]+\}`[^`]*`"
+    ),  # roles: {glue:text}`key:.2f`, {doc}`x`, {index}`y`
+    re.compile(r"`[^`]*`"),  # inline code
+    re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.S),  # math
+    re.compile(r"\]\([^)]*\)"),  # link targets
+    re.compile(r"<[^>]+>"),  # HTML tags
+    re.compile(r"^#+ .*$", re.M),  # headings
+    re.compile(
+        r"\bsteps? \d+(?:(?:,| and| to|-)\s*\d+)*"
+    ),  # references to steps of the chapter
+]
+TYPED_NUMBER = re.compile(r"(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w])")
+COMPARATIVE = re.compile(
+    r"\b(faster|slower|speed-?ups?|quicker|cheaper|costlier)\b", re.I
+)
+GLUE = re.compile(r"\{glue(?::\w+)?\}`")
+
+
+def measurement_prose(nb):
+    """The Markdown text of the chapter's Measurements section, with code, math, roles and
+    links removed: what is left is the sentences a reader takes as the finding."""
+    text = "\n\n".join(t for _, t in markdown_cells(nb))
+    match = re.search(r"^## Measurements\s*$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    return match.group(1) if match else ""
+
+
+def prose_problems(section):
+    sentences = re.split(r"(?<=[.!?:])\s+", section)
+    problems = []
+    for sentence in sentences:
+        bare = sentence
+        for pattern in STRIP_FROM_PROSE:
+            bare = pattern.sub(" ", bare)
+        if TYPED_NUMBER.search(bare):
+            problems.append(
+                f"typed number {TYPED_NUMBER.search(bare).group(0)!r} in: {sentence.strip()[:160]}"
+            )
+        if COMPARATIVE.search(bare) and not GLUE.search(sentence):
+            problems.append(
+                f"comparison without a glued value in: {sentence.strip()[:160]}"
+            )
+    return problems
+
+
+def test_measurement_prose_holds_no_typed_number_or_verdict(notebook):
+    problems = prose_problems(measurement_prose(load_notebook(notebook)))
+    assert not problems, (
+        "the Measurements section must take its numbers and verdicts from the code (glue them;"
+        " write units and sizes as code or math): " + " | ".join(problems)
+    )
+
+
+def test_the_measurement_prose_check_can_fail():
+    assert prose_problems("It took 3.5 ms.")
+    assert prose_problems("The compiled model is faster.")
+    assert not prose_problems(
+        "It took {glue:text}`x_ms:.1f` ms, {glue:text}`x_verdict`."
+    )
+    assert not prose_problems(
+        "A `float32` matrix of size $2n^3$ in [step](a1.ipynb), bf16 and H200."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Glue keys: literal, prefixed with the chapter, cited, and glued where cited
+
+CITED = re.compile(r"\{glue(?::\w+)?\}`([\w-]+)|^```\{glue(?::\w+)?\}\s+([\w-]+)", re.M)
+
+
+def glued_keys(nb):
+    keys, problems = set(), []
+    for i, code in chapter_code(nb):
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "glue":
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    keys.add(first.value)
+                else:
+                    problems.append(
+                        f"cell {i}, line {node.lineno}: the key is not a literal string"
+                    )
+    return keys, problems
+
+
+def test_glue_keys_are_literal_cited_and_glued(notebook):
+    nb = load_notebook(notebook)
+    glued, problems = glued_keys(nb)
+    glued.add(f"{notebook.stem}_hardware")  # glued by the shared setup cell
+    cited = {a or b for _, text in markdown_cells(nb) for a, b in CITED.findall(text)}
+    problems += [
+        f"{k}: glued key without the '{notebook.stem}_' prefix"
+        for k in glued
+        if not k.startswith(f"{notebook.stem}_")
+    ]
+    problems += [f"{k}: cited but never glued" for k in sorted(cited - glued)]
+    problems += [
+        f"{k}: glued but never cited"
+        for k in sorted(glued - cited - {f"{notebook.stem}_hardware"})
+    ]
+    assert not problems, "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Device-agnostic code: every accelerator, not only CUDA
+
+CUDA_ONLY_SYNC = re.compile(r"torch\.cuda\.synchronize\(")
+FLOAT64_ON_DEVICE = re.compile(
+    r"(float64|\.double\(\)).*\b(device=device|\.to\(device)\b|\b(device=device|\.to\(device)\b.*(float64|\.double\(\))"
+)
+ALLOWED = "# cuda only"  # a line inside a CUDA-only branch that must use a CUDA API
+
+
+def device_problems(code):
+    problems = []
+    for n, line in enumerate(code.splitlines(), 1):
+        if ALLOWED in line:
+            continue
+        if CUDA_ONLY_SYNC.search(line):
+            problems.append(
+                f"line {n}: torch.cuda.synchronize() (use sync() or torch.accelerator.synchronize())"
+            )
+        if FLOAT64_ON_DEVICE.search(line):
+            problems.append(
+                f"line {n}: float64 on `device` (MPS has none: compute it on the CPU)"
+            )
+    return problems
+
+
+def test_code_is_right_on_every_accelerator(notebook):
+    problems = [
+        f"cell {i}, {p}"
+        for i, code in chapter_code(load_notebook(notebook))
+        for p in device_problems(code)
+    ]
+    assert not problems, (
+        f"mark a line inside a CUDA-only branch with '{ALLOWED}': "
+        + "; ".join(problems)
+    )
+
+
+def test_the_device_check_can_fail():
+    assert device_problems("torch.cuda.synchronize()")
+    assert device_problems("x = torch.ones(2, dtype=torch.float64, device=device)")
+    assert device_problems("net.to(device).double()")
+    assert not device_problems("x = torch.ones(2, dtype=torch.float64)")
+    assert not device_problems(f"torch.cuda.synchronize()  {ALLOWED}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures: a caption, a name prose can reference, alt text, no title drawn inside the image
+
+DRAWS = re.compile(r"\bplt\.(subplots|figure|show)\(")
+
+
+def test_every_figure_has_a_caption_name_and_alt_text(notebook):
+    problems = []
+    for i, cell in enumerate(load_notebook(notebook)["cells"]):
+        text = cell_text(cell)
+        if cell["cell_type"] != "code" or not DRAWS.search(text):
+            continue
+        meta = cell["metadata"].get("mystnb", {})
+        figure, image = meta.get("figure", {}), meta.get("image", {})
+        if not figure.get("caption") or not figure.get("name", "").startswith(
+            f"fig-{notebook.stem}-"
+        ):
+            problems.append(
+                f"cell {i}: needs mystnb.figure.caption and .name 'fig-{notebook.stem}-...'"
+            )
+        if len(image.get("alt", "")) < 20:
+            problems.append(
+                f"cell {i}: needs mystnb.image.alt, a sentence describing the plot"
+            )
+        if "suptitle(" in text or (
+            "set_title(" in text and not re.search(r"subplots\(\s*\d", text)
+        ):
+            problems.append(
+                f"cell {i}: a title drawn inside a one-panel image (use the caption)"
+            )
+    assert not problems, "; ".join(problems)

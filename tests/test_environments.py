@@ -1,0 +1,108 @@
+"""The chapters on machines that differ from the build machine, simulated here.
+
+- No C++ compiler: torch.compile's Inductor backend cannot build CPU kernels, so the chapters
+  that compile must print why they skip instead of failing.
+- The `forkserver` (Linux from Python 3.14) and `spawn` (macOS, Windows) start methods: a
+  DataLoader worker must import the dataset class from a module, not from the notebook.
+"""
+
+import os
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import cell_text, load_notebook, notebooks
+
+COMPILES = re.compile(
+    r"torch\.compile\(|\.compile\(|aoti_compile|torch\.export\.export\("
+)
+WORKERS = re.compile(r"num_workers\s*=\s*(?!0\b)")
+
+
+def chapters_whose_code(pattern):
+    found = []
+    for path in notebooks():
+        code = "\n".join(
+            cell_text(c)
+            for c in load_notebook(path)["cells"]
+            if c["cell_type"] == "code"
+        )
+        if pattern.search(code):
+            found.append(path)
+    return found
+
+
+def execute(path, tmp_path, env_overrides, startup=None):
+    """Run a chapter top to bottom in a fresh kernel with extra environment variables (and an
+    IPython startup script); returns the executed notebook. A failing cell raises."""
+    env = dict(os.environ, **env_overrides)
+    if startup is not None:
+        startup_dir = tmp_path / "ipython" / "profile_default" / "startup"
+        startup_dir.mkdir(parents=True)
+        (startup_dir / "00-book-test.py").write_text(startup)
+        env["IPYTHONDIR"] = str(tmp_path / "ipython")
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute(env=env)
+    return nb
+
+
+def outputs_text(nb):
+    text = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            text.append(
+                out.get("text", "")
+                if out["output_type"] == "stream"
+                else str(out.get("data", ""))
+            )
+    return "\n".join(text)
+
+
+@pytest.mark.parametrize("path", chapters_whose_code(COMPILES), ids=lambda p: p.stem)
+def test_compiling_chapters_run_without_a_cpp_compiler(path, tmp_path):
+    env = {
+        "CXX": "/nonexistent/c++",
+        "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor"),
+    }
+    nb = execute(path, tmp_path, env)
+    if any(
+        "# ---- shared: compile" in c.source for c in nb.cells
+    ):  # it compiles with Inductor
+        assert "C++ compiler" in outputs_text(nb), (
+            f"{path.stem} does not say why it skips compiling"
+        )
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+@pytest.mark.parametrize("path", chapters_whose_code(WORKERS), ids=lambda p: p.stem)
+def test_worker_chapters_run_under_other_start_methods(path, method, tmp_path):
+    startup = f"import multiprocessing\nmultiprocessing.set_start_method({method!r}, force=True)\n"
+    nb = execute(path, tmp_path, {}, startup=startup)
+    assert "Running on:" in outputs_text(nb)
+
+
+def test_the_start_method_is_really_changed(tmp_path):
+    """The simulation itself: the startup script sets the start method the kernel's workers use."""
+    probe = nbformat.v4.new_notebook()
+    probe.cells = [
+        nbformat.v4.new_code_cell(
+            "import multiprocessing\nprint(multiprocessing.get_start_method())"
+        )
+    ]
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(probe, path)
+    nb = execute(
+        path,
+        tmp_path,
+        {},
+        startup="import multiprocessing\nmultiprocessing.set_start_method('spawn', force=True)\n",
+    )
+    assert "spawn" in outputs_text(nb)
