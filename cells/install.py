@@ -1,4 +1,4 @@
-# For Colab or any fresh Jupyter: checks torch and installs only what this chapter lacks.
+# For Colab or any fresh Jupyter: checks torch, installs only what this chapter lacks.
 # NEEDED is written by `make sync` from the chapter's imports and requirements.txt.
 import importlib.metadata
 import importlib.util
@@ -9,8 +9,8 @@ BOOK_TORCH = "{{torch_pin}}"
 NEEDED = {{needed}}
 if importlib.util.find_spec("torch") is None:
     raise ModuleNotFoundError(
-        f"This chapter needs PyTorch: pip install torch=={BOOK_TORCH} (the version the book"
-        " is tested with; on a machine without an NVIDIA GPU, add"
+        f"This chapter needs PyTorch: pip install torch=={BOOK_TORCH} (the version"
+        " the book is tested with; on a machine without an NVIDIA GPU, add"
         " --index-url https://download.pytorch.org/whl/cpu for the small CPU build)"
     )
 missing = [
@@ -25,6 +25,7 @@ if missing:
 installed_torch = importlib.metadata.version("torch")
 if installed_torch.split("+")[0] != BOOK_TORCH:
     print(
-        f"Note: torch {installed_torch} is installed; the book is tested with {BOOK_TORCH}."
-        " A cell may fail, or print other numbers, for that reason alone."
+        f"Note: torch {installed_torch} is installed; the book is tested with"
+        f" {BOOK_TORCH}. A cell may fail, or print other numbers, for that reason"
+        " alone."
     )

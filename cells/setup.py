@@ -1,5 +1,6 @@
-# The book's setup: the device, chosen once, the hardware line, and the helpers every chapter
-# shares: glue, sync, expect_error, time_interleaved, wall_times, spread, compare, show_table.
+# The book's setup: the device, chosen once, the hardware line, and the helpers the
+# chapters share: glue, sync, expect_error, time_interleaved, wall_times, spread,
+# compare and show_table.
 import contextlib
 import platform
 import statistics
@@ -17,7 +18,7 @@ try:
 except ImportError:  # plain Jupyter or Colab: show each value where it is computed
 
     def glue(name, variable, display=True):
-        """Stand-in for myst_nb.glue: show the value under its name, as the text cites it."""
+        """Stand-in for myst_nb.glue: show the value under the name the text uses."""
         if hasattr(variable, "savefig"):
             IPython.display.display(variable)
         else:
@@ -41,7 +42,7 @@ def cpu_name():
 
 
 def describe_device(dev):
-    """The accelerator's marketing name where its backend reports one, else the CPU's."""
+    """The accelerator's name where its backend reports one, else the CPU's."""
     if dev.type != "cpu":
         name = getattr(torch.get_device_module(dev), "get_device_name", None)
         if name is not None:
@@ -74,15 +75,16 @@ plt.rcParams.update(
 
 
 def sync():
-    """Wait for the work queued on the accelerator, so that a clock reads finished work."""
+    """Wait for the work queued on the accelerator, so a clock reads finished work."""
     if device.type != "cpu":
         torch.accelerator.synchronize()
 
 
 @contextlib.contextmanager
 def expect_error(kinds, *fragments):
-    """The block must raise `kinds` with every fragment in its message; the message is printed
-    and kept in `.error` of the value bound by `as`. No error, or another one, fails the cell."""
+    """The block must raise `kinds` with every fragment in its message. The message is
+    printed and kept in `.error` of the value bound by `as`; no error, or another one,
+    fails the cell."""
     caught = types.SimpleNamespace(error=None)
     try:
         yield caught
@@ -98,9 +100,10 @@ def expect_error(kinds, *fragments):
 
 
 def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
-    """Median-ready timings of short calls: each zero-argument callable in `variants` (a dict
-    name -> fn) is timed with benchmark.Timer, and the variants take turns for `rounds` rounds,
-    so that load from other processes hits them alike. Returns name -> merged Measurement."""
+    """Timings of short calls: each zero-argument callable in `variants` (a dict name ->
+    fn) is timed with benchmark.Timer, the variants taking turns for `rounds` rounds so
+    that load from other processes hits them alike. Returns name -> merged Measurement
+    (its median, iqr and times)."""
     measured = {name: [] for name in variants}
     for _ in range(rounds):
         for name, fn in variants.items():
@@ -112,9 +115,9 @@ def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
 
 
 def wall_times(variants, repeats=5, warmup=1):
-    """Seconds per call of whole loops (an epoch, a training run): each callable in `variants`
-    runs `warmup` times, then `repeats` times taking turns, with the device synchronized around
-    every call. Returns name -> list of seconds."""
+    """Seconds per call of whole loops (an epoch, a training run): each callable in
+    `variants` runs `warmup` times, then `repeats` times taking turns, with the device
+    synchronized around every call. Returns name -> list of seconds."""
     for fn in variants.values():
         for _ in range(warmup):
             fn()
@@ -130,7 +133,7 @@ def wall_times(variants, repeats=5, warmup=1):
 
 
 def spread(times):
-    """The band a timing falls in: quartiles of 8 or more values, else their minimum and maximum."""
+    """The band a timing falls in: quartiles of 8 or more values, else min and max."""
     times = list(getattr(times, "times", times))
     if len(times) >= 8:
         quartiles = statistics.quantiles(times, n=4)
@@ -139,9 +142,9 @@ def spread(times):
 
 
 def compare(times_a, times_b, name_a, name_b):
-    """A verdict computed from two sets of timings (seconds, or Measurements): `name_a` is faster
-    or slower than `name_b` only when their bands (see `spread`) do not overlap.
-    Returns (ratio of medians a / b, sentence)."""
+    """A verdict computed from two sets of timings (seconds, or Measurements): `name_a`
+    is faster or slower than `name_b` only when their bands (see `spread`) do not
+    overlap. Returns (ratio of medians a / b, sentence)."""
     a = list(getattr(times_a, "times", times_a))
     b = list(getattr(times_b, "times", times_b))
     ratio = statistics.median(a) / statistics.median(b)
@@ -157,7 +160,7 @@ def compare(times_a, times_b, name_a, name_b):
 
 
 def show_table(header, rows):
-    """Show rows as a table: Markdown, which the book renders as HTML that fits a phone."""
+    """Show rows as a table: Markdown, which the book renders as an HTML table."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     IPython.display.display(IPython.display.Markdown("\n".join(lines)))

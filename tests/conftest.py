@@ -1,6 +1,7 @@
 """Shared helpers for the book's tests: where things are, and how to read them."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -72,7 +73,13 @@ def qmap():
 
 @pytest.fixture(scope="session")
 def build():
-    """Build the book exactly as `make book` does (the execution cache makes a rebuild cheap)."""
+    """Build the book exactly as `make book` does (the execution cache makes a rebuild cheap).
+
+    A contributor iterating on the site tests can set BOOK_PREBUILT_HTML to a folder built
+    earlier (for instance with execution off) to skip the build; CI never sets it."""
+    prebuilt = os.environ.get("BOOK_PREBUILT_HTML")
+    if prebuilt:
+        return subprocess.CompletedProcess(["prebuilt", prebuilt], 0, "", "")
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jupyter_book), "build", "-W", "-n", "--keep-going", str(ROOT)]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=3600)
@@ -84,4 +91,4 @@ def site(build):
     assert build.returncode == 0, (
         "the book build failed:\n" + build.stdout[-6000:] + build.stderr[-6000:]
     )
-    return HTML
+    return Path(os.environ.get("BOOK_PREBUILT_HTML") or HTML)

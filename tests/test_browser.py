@@ -113,32 +113,146 @@ def test_every_page_loads_without_errors_and_with_its_images(page, base_url):
         print("external requests refused (offline test):", sorted(set(page.external)))
 
 
-def test_search_finds_the_data_loading_chapter_for_pin_memory(page, base_url):
-    page.goto(f"{base_url}/search.html?q=pin_memory", wait_until="load")
-    page.wait_for_selector("#search-results ul.search li a", timeout=20_000)
-    hits = page.eval_on_selector_all(
-        "#search-results ul.search li a", "links => links.map(a => a.href)"
-    )
-    assert any("chapters/data_loading.html" in h for h in hits), (
-        f"search for pin_memory returned {hits}"
-    )
+# Terms readers type, and the chapter whose step explains each: the search must land there,
+# on an anchor inside the section that mentions the term.
+SEARCH_TERMS = {
+    "zero_grad": "training_loop",
+    "no_grad": "autograd",
+    "pin_memory": "data_loading",
+    "num_workers": "data_loading",
+    "state_dict": "saving_and_loading",
+    "weights_only": "saving_and_loading",
+    "DataParallel": "model_parallelism",
+    "CUDA out of memory": "memory_and_precision",
+    "view": "tensors_in_memory",
+    "CrossEntropyLoss": "losses_and_logits",
+    "torch.compile": "torch_compile",
+    "PackedSequence": "variable_length_sequences",
+}
+# Code or output blocks allowed to scroll sideways at 1280 px, each with its reason.
+WIDE_BLOCKS_ALLOWED = {}
+SCROLLING_BLOCKS_JS = """() => Array.from(document.querySelectorAll(
+    'div.cell_input pre, div.cell_output pre, div.highlight pre'))
+  .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+  .map(el => el.textContent.split('\\n').sort((a, b) => b.length - a.length)[0].slice(0, 100))"""
+
+
+def test_search_lands_in_the_section_that_explains_the_term(page, base_url):
+    for term, chapter in SEARCH_TERMS.items():
+        page.goto(f"{base_url}/search.html?q={term}", wait_until="load")
+        page.wait_for_selector("#search-results ul.search li a", timeout=20_000)
+        hits = page.eval_on_selector_all(
+            "#search-results ul.search li a", "links => links.map(a => a.href)"
+        )
+        landing = [h for h in hits[:3] if f"chapters/{chapter}.html#" in h]
+        assert landing, (
+            f"search for {term!r}: no anchored hit in {chapter} among {hits[:3]}"
+        )
+        page.goto(landing[0], wait_until="load")
+        anchor = landing[0].split("#", 1)[1]
+        section_text = page.evaluate(
+            """id => { const el = document.getElementById(id);
+                       if (!el) return null;
+                       const s = el.closest('section') || el.parentElement;
+                       return s.textContent; }""",
+            anchor,
+        )
+        assert section_text is not None, (
+            f"{term!r} lands on #{anchor}, which {chapter} lacks"
+        )
+        assert term.lower() in section_text.lower(), (
+            f"{term!r} lands on a section without the term"
+        )
     assert not page.problems, page.problems
 
 
-def test_colab_and_download_buttons_point_at_the_notebook(page, base_url):
+def test_highlighting_marks_whole_words_only(page, base_url):
+    page.goto(f"{base_url}/chapters/using_a_gpu.html?highlight=out", wait_until="load")
+    marked = page.eval_on_selector_all(
+        ".highlighted",
+        """els => els.map(e => {
+             const before = e.previousSibling ? e.previousSibling.textContent.slice(-1) : '';
+             const after = e.nextSibling ? e.nextSibling.textContent.slice(0, 1) : '';
+             return before + '[' + e.textContent + ']' + after; })""",
+    )
+    partial = [m for m in marked if m[0].isalnum() or m[-1].isalnum()]
+    assert not partial, f"highlighted inside words: {partial[:5]}"
+
+
+def test_no_code_or_output_block_scrolls_sideways_on_a_desktop(page, base_url):
+    wide = {}
+    for path in notebooks():
+        page.goto(f"{base_url}/chapters/{path.stem}.html", wait_until="load")
+        blocks = [
+            b
+            for b in page.evaluate(SCROLLING_BLOCKS_JS)
+            if b not in WIDE_BLOCKS_ALLOWED
+        ]
+        if blocks:
+            wide[path.stem] = blocks
+    assert not wide, f"blocks wider than the column at 1280 px: {wide}"
+
+
+def test_pages_do_not_scroll_sideways_on_a_phone(browser, base_url):
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2
+    )
+    page = context.new_page()
+    try:
+        for entry in toc_files():
+            page.goto(f"{base_url}/{entry}.html", wait_until="load")
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            assert overflow <= 1, (
+                f"{entry} scrolls sideways by {overflow} px on a phone"
+            )
+            unboxed = page.evaluate(
+                """() => Array.from(document.querySelectorAll('article table'))
+                  .filter(t => t.scrollWidth > t.parentElement.clientWidth + 1)
+                  .filter(t => !['auto', 'scroll'].includes(getComputedStyle(t.parentElement).overflowX))
+                  .length"""
+            )
+            assert unboxed == 0, (
+                f"{entry}: a wide table that does not scroll in its own box"
+            )
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        for name in (SCREENSHOT_CHAPTER, "cheat_sheet", "drill"):
+            page.goto(f"{base_url}/chapters/{name}.html", wait_until="load")
+            page.screenshot(path=str(SCREENSHOTS / f"{name}-phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_the_cheat_sheet_prints_on_three_pages_or_fewer(page, base_url):
+    page.goto(f"{base_url}/chapters/cheat_sheet.html", wait_until="load")
+    page.emulate_media(media="print")
+    pdf = page.pdf(
+        format="A4",
+        margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"},
+    )
+    (SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "cheat_sheet.pdf").write_bytes(pdf)
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    assert 1 <= pages <= 3, f"the cheat sheet prints on {pages} A4 pages"
+
+
+def test_colab_and_download_buttons_serve_the_plain_notebook(page, base_url):
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     repo = config["repository"]["url"].removeprefix("https://github.com/")
-    branch = config["repository"]["branch"]
+    branch = config["sphinx"]["config"]["book_site_branch"]
     for path in notebooks():
         page.goto(f"{base_url}/chapters/{path.stem}.html", wait_until="load")
         links = page.eval_on_selector_all("a", "links => links.map(a => a.href)")
-        colab = f"https://colab.research.google.com/github/{repo}/blob/{branch}/chapters/{path.stem}.ipynb"
+        colab = f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/{path.stem}.ipynb"
         assert colab in links, f"{path.stem}: no Colab button for {colab}"
-        download = f"{base_url}/_sources/chapters/{path.stem}.ipynb"
-        assert download in links, f"{path.stem}: no .ipynb download button"
+        download = f"{base_url}/notebooks/{path.stem}.ipynb"
+        assert download in links, (
+            f"{path.stem}: the .ipynb button does not serve the plain copy"
+        )
         response = page.request.get(download)
         assert response.ok and json.loads(response.body())["cells"], (
-            f"{path.stem}: download is not a notebook"
+            f"{path.stem}: not a notebook"
         )
 
 

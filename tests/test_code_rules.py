@@ -10,9 +10,7 @@ import re
 import subprocess
 import sys
 
-import pytest
-
-from conftest import ROOT, cell_text, load_notebook, notebooks
+from conftest import ROOT, cell_text, load_notebook
 
 SHARED_BLOCK = re.compile(
     r"^# ---- shared: (\w+) .*?^# ---- end shared: \1 ----$", re.M | re.S

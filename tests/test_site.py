@@ -6,7 +6,14 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import cell_text, load_notebook, notebooks, toc_files
+from conftest import (
+    NON_QUESTION_PAGES,
+    answered_ids,
+    cell_text,
+    load_notebook,
+    notebooks,
+    toc_files,
+)
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +132,131 @@ def test_internal_links_resolve(site):
                         f"{page.relative_to(site)} -> {link} (no such anchor)"
                     )
     assert not broken, "broken internal links:\n" + "\n".join(broken[:50])
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages generated for readers: plain notebooks, study path, cheat sheet, drill, question map
+
+RAW_MYST = re.compile(r"\{[\w:-]+\}`|^(```|~~~)\{", re.M)
+
+
+def test_plain_notebooks_hold_no_myst_markup(site):
+    """Downloaded and Colab notebooks show no raw directive or role (Jupyter cannot render them)."""
+    for path in notebooks():
+        plain = site / "notebooks" / path.name
+        assert plain.exists(), f"no plain-Jupyter copy of {path.stem}"
+        nb = load_notebook(plain)
+        source = load_notebook(path)
+        assert len([c for c in nb["cells"] if c["cell_type"] == "code"]) == len(
+            [c for c in source["cells"] if c["cell_type"] == "code"]
+        ), f"{path.stem}: the plain copy lost code cells"
+        for cell in nb["cells"]:
+            text = cell_text(cell)
+            if cell["cell_type"] == "markdown":
+                assert not RAW_MYST.search(text), (
+                    f"{path.stem}: raw MyST left in {text[:200]!r}"
+                )
+            else:
+                assert cell["outputs"] == [], (
+                    f"{path.stem}: the plain copy carries outputs"
+                )
+
+
+def test_the_plain_notebook_check_can_fail():
+    assert RAW_MYST.search("A value of {glue:text}`x_ms:.1f` ms")
+    assert RAW_MYST.search("```{exercise}\n:label: a\nq\n```")
+    assert not RAW_MYST.search("**Exercise.** q\n<details><summary>Solution</summary>")
+
+
+def test_cheat_sheet_and_drill_hold_every_chapter(pages):
+    from book_pages import read_chapter
+
+    cheat = html.unescape(pages["chapters/cheat_sheet"].read_text(encoding="utf-8"))
+    drill = html.unescape(pages["chapters/drill"].read_text(encoding="utf-8"))
+    for path in notebooks():
+        info = read_chapter(path)
+        if not info["answers"]:
+            continue
+        assert f'href="{path.stem}.html' in cheat and f'href="{path.stem}.html' in drill
+        assert info["sentence"] and " ".join(info["sentence"].split()[:4]) in re.sub(
+            r"<[^>]+>", "", cheat
+        )
+        assert len(info["exercises"]) >= 4, (
+            f"{path.stem}: Check yourself needs 3 exercises and a predict item"
+        )
+    items = drill.count('class="drill-item')
+    expected = sum(len(read_chapter(p)["exercises"]) for p in notebooks())
+    assert items == expected, (
+        f"the drill page shows {items} questions; the chapters hold {expected}"
+    )
+
+
+def test_study_path_gives_every_chapter_a_reading_time(pages):
+    text = re.sub(
+        r"<[^>]+>",
+        " ",
+        html.unescape(pages["chapters/intro"].read_text(encoding="utf-8")),
+    )
+    from book_pages import parts
+
+    for _, chapters in parts():
+        for _, info in chapters:
+            title = info["title"].replace("`", "")[:30]
+            assert re.search(re.escape(title) + r".*?\d+ min", text, re.S), (
+                f"the study path lacks a reading time for {info['title']!r}"
+            )
+
+
+def test_question_map_rows_have_anchors_and_chapters_link_to_them(pages, qmap):
+    text = pages["chapters/question_map"].read_text(encoding="utf-8")
+    for q in qmap["questions"]:
+        assert f'id="q-{q["id"].lower()}"' in text, (
+            f"no anchor for {q['id']} on the question map"
+        )
+    for path in notebooks():
+        ids = answered_ids(load_notebook(path)) or []
+        page = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
+        for qid in ids:
+            assert f'href="question_map.html#q-{qid.lower()}"' in page, (
+                f"{path.stem}: {qid} is not linked"
+            )
+
+
+def test_the_index_of_terms_lists_entries(site):
+    text = (site / "genindex.html").read_text(encoding="utf-8")
+    entries = re.findall(r'<li><a href="chapters/[^"]+#', text)
+    assert len(entries) >= 10 * len(notebooks()) // 2, (
+        f"the index of terms has only {len(entries)} entries"
+    )
+
+
+def test_figures_are_svg_with_alt_text_and_captions(pages):
+    for path in notebooks():
+        page = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
+        for img in re.findall(r"<img [^>]+>", page):
+            src = re.search(r'src="([^"]+)"', img).group(1)
+            if "_images/" not in src:
+                continue  # theme images (logos)
+            assert src.endswith(".svg"), f"{path.stem}: plot {src} is not an SVG"
+            alt = re.search(r'alt="([^"]*)"', img)
+            assert (
+                alt
+                and len(alt.group(1)) >= 20
+                and not re.fullmatch(r"[0-9a-f]{20,}", alt.group(1))
+            ), f"{path.stem}: plot {src} has no real alt text"
+        assert page.count("<figcaption") >= len(
+            re.findall(r'<img [^>]+src="[^"]*_images/', page)
+        ), f"{path.stem}: a plot without a caption"
+
+
+def test_setup_code_is_folded_but_its_output_shown(pages):
+    for path in notebooks():
+        if path.stem in NON_QUESTION_PAGES:
+            continue
+        page = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
+        assert "shared: setup" not in page or "tag_hide-input" in page, (
+            f"{path.stem}: setup code is shown"
+        )
+        assert "shared: install" not in page, (
+            f"{path.stem}: the install cell is on the page"
+        )
