@@ -38,8 +38,11 @@ test: install
 	$(BIN)/python -m pytest
 
 # JupyterLab on the chapters, from the book's environment; it prints the URL to open.
+# (Jupyter refuses to run as root without --allow-root; containers and CI often are root.)
+LAB_PORT ?= 8888
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
-	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters
+	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=chapters $(ALLOW_ROOT)
 
 serve:
 	@test -f _build/html/index.html || { echo "No site yet: run 'make book' first."; exit 1; }

@@ -260,3 +260,32 @@ def test_setup_code_is_folded_but_its_output_shown(pages):
         assert "shared: install" not in page, (
             f"{path.stem}: the install cell is on the page"
         )
+
+
+def test_running_page_names_every_path_and_what_the_reader_sees(pages):
+    import yaml
+
+    from conftest import ROOT
+
+    text = html.unescape(re.sub(r"<[^>]+>", "", pages["chapters/running"].read_text(encoding="utf-8")))
+    text = " ".join(text.split())
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    install_cell = " ".join((ROOT / "cells" / "install.py").read_text().replace('"', "").split())
+    for needle in [
+        f"git clone {repo}",
+        "make book",
+        "make lab",
+        "make test",
+        "make book TORCH=cpu",
+        "https://download.pytorch.org/whl/cpu",
+        "Runtime → Change runtime type → GPU",
+        "no C++ compiler was found",
+        "Installing what this chapter needs",
+        "spawn",
+        "forkserver",
+        "Debian",
+    ]:
+        assert needle in text, f"the Running page does not say {needle!r}"
+    # What the page quotes from the notebooks' first cell is what that cell prints.
+    assert "Installing what this chapter needs:" in install_cell
+    assert "A cell may fail, or print other numbers, for that reason" in install_cell.replace("  ", " ")
