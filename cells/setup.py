@@ -3,6 +3,7 @@
 # compare and show_table.
 import contextlib
 import platform
+import re
 import statistics
 import time
 import types
@@ -90,7 +91,7 @@ def expect_error(kinds, *fragments):
         yield caught
     except kinds as e:
         caught.error = e
-        message = str(e)
+        message = re.sub(r"\x1b\[[0-9;]*m", "", str(e))  # no terminal colour codes
         shown = message if len(message) <= 500 else message[:500] + " [...]"
         print(f"{type(e).__name__}: {shown}")
         missing = [fragment for fragment in fragments if fragment not in message]

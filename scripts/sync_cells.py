@@ -40,6 +40,9 @@ DISTRIBUTIONS = {
 }
 START = re.compile(r"^# ---- shared: (?P<name>\w+) .*$", re.M)
 END = "# ---- end shared: {name} ----"
+SHARED_BLOCK = re.compile(
+    r"^# ---- shared: (\w+) .*?^# ---- end shared: \1 ----$", re.M | re.S
+)
 
 
 def marker(name):
@@ -66,23 +69,32 @@ def source(cell):
     )
 
 
+def modules_in(text):
+    """Top-level names of the modules a piece of Python imports."""
+    names = set()
+    lines = [
+        line for line in text.splitlines() if not line.lstrip().startswith(("%", "!"))
+    ]
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
 def imported_modules(nb):
-    """Top-level names of the modules a notebook's code imports (outside the install block)."""
+    """Modules a notebook imports: in its own code, and in the shared blocks it uses (read
+    from cells/, so that a chapter whose blocks are still empty gets the same answer)."""
     names = set()
     for cell in code_cells(nb):
         text = source(cell)
-        if text.lstrip().startswith("%%") or "# ---- shared: install" in text:
-            continue
-        lines = [
-            line
-            for line in text.splitlines()
-            if not line.lstrip().startswith(("%", "!"))
-        ]
-        for node in ast.walk(ast.parse("\n".join(lines))):
-            if isinstance(node, ast.Import):
-                names |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names.add(node.module.split(".")[0])
+        for block in START.finditer(text):
+            if block.group("name") != "install":
+                names |= modules_in((CELLS / f"{block.group('name')}.py").read_text())
+        text = SHARED_BLOCK.sub("", text)
+        if not text.lstrip().startswith("%%"):
+            names |= modules_in(text)
     return names
 
 
