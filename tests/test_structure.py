@@ -215,3 +215,20 @@ def test_short_answer_opens_with_a_sentence_and_three_or_four_bullets(notebook):
         "the Short answer opens with one bold sentence, a blank line, then three or four '- ' bullets"
         f" (the cheat sheet shows them):\n{short[:400]}"
     )
+
+
+def test_short_answer_is_short_enough_to_say_and_to_print(notebook):
+    """The cheat sheet prints every chapter's sentence and bullets on three A4 pages: that
+    leaves about 110 words a chapter, and a point longer than 28 words is not a point."""
+    if notebook.stem in NON_QUESTION_PAGES:
+        return
+    info = read_chapter(notebook)
+    words = [len(b.split()) for b in info["bullets"]]
+    sentence = len((info["sentence"] or "").split())
+    assert sentence <= 30, f"the bold sentence has {sentence} words (at most 30)"
+    assert max(words, default=0) <= 28, (
+        f"'say this' bullets of {words} words (at most 28 each)"
+    )
+    assert sentence + sum(words) <= 115, (
+        f"{sentence + sum(words)} words in sentence and bullets (at most 115)"
+    )
