@@ -103,13 +103,16 @@ def expect_error(kinds, *fragments):
 def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
     """Timings of short calls: each zero-argument callable in `variants` (a dict name ->
     fn) is timed with benchmark.Timer, the variants taking turns for `rounds` rounds so
-    that load from other processes hits them alike. Returns name -> merged Measurement
-    (its median, iqr and times)."""
+    that load from other processes hits them alike. `num_threads` is one count for all,
+    or a dict name -> count. Returns name -> merged Measurement (median, iqr, times)."""
     measured = {name: [] for name in variants}
     for _ in range(rounds):
         for name, fn in variants.items():
+            threads = (
+                num_threads[name] if isinstance(num_threads, dict) else num_threads
+            )
             timer = benchmark.Timer(
-                "fn()", globals={"fn": fn}, num_threads=num_threads, description=name
+                "fn()", globals={"fn": fn}, num_threads=threads, description=name
             )
             measured[name].append(timer.blocked_autorange(min_run_time=min_run_time))
     return {name: benchmark.Measurement.merge(ms)[0] for name, ms in measured.items()}

@@ -323,3 +323,67 @@ def test_every_figure_has_a_caption_name_and_alt_text(notebook):
                 f"cell {i}: a title drawn inside a one-panel image (use the caption)"
             )
     assert not problems, "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Code a chapter writes to files with %%writefile (worker modules, scripts) is code too
+
+WRITEFILE = re.compile(
+    r"\A%%writefile(?P<append>\s+-a)?\s+(?P<path>\S+)\s*\n(?P<body>.*)\Z", re.S
+)
+
+
+def written_files(nb):
+    """file name -> the code that %%writefile (and %%writefile -a) cells write into it."""
+    files = {}
+    for cell in nb["cells"]:
+        match = (
+            WRITEFILE.match(cell_text(cell)) if cell["cell_type"] == "code" else None
+        )
+        if match:
+            name = re.split(r"[/}]", match["path"])[-1]
+            body = (
+                match["body"] if match["body"].endswith("\n") else match["body"] + "\n"
+            )
+            files[name] = (files.get(name, "") if match["append"] else "") + body
+    return files
+
+
+def test_code_written_by_writefile_is_linted_and_formatted(notebook, tmp_path):
+    files = written_files(load_notebook(notebook))
+    if not files:
+        return
+    for name, body in files.items():
+        (tmp_path / name).write_text(body)
+    # The modules import each other: sort them as the chapter's own (local) modules.
+    local = ", ".join(f'"{name.removesuffix(".py")}"' for name in files)
+    config = [
+        "--config",
+        str(ROOT / "ruff.toml"),
+        "--config",
+        f"lint.isort.known-local-folder = [{local}]",
+    ]
+    for args in (["check", *config], ["format", "--check", "--diff", *config]):
+        result = subprocess.run(
+            [tool("ruff"), *args, str(tmp_path)], capture_output=True, text=True
+        )
+        assert result.returncode == 0, (
+            f"ruff {args[0]} on the files {notebook.stem} writes:\n{result.stdout}{result.stderr}"
+        )
+
+
+def test_the_writefile_extraction_can_fail(tmp_path):
+    nb = {
+        "cells": [
+            {"cell_type": "code", "source": "%%writefile {workdir}/m.py\nimport os\n"}
+        ]
+    }
+    assert written_files(nb) == {"m.py": "import os\n"}
+    nb["cells"].append(
+        {"cell_type": "code", "source": "%%writefile -a {workdir}/m.py\nx = 1\n"}
+    )
+    assert written_files(nb) == {"m.py": "import os\nx = 1\n"}
+    nb["cells"][0]["source"] = (
+        "%%writefile {workdir}/m.py\nimport os"  # no final newline
+    )
+    assert written_files(nb) == {"m.py": "import os\nx = 1\n"}
