@@ -1,11 +1,15 @@
 """Processes a chapter starts end when its kernel dies.
 
-model_parallelism launches `torchrun`, which starts its workers in sessions of their own. A
+model_parallelism launches `torchrun`, which starts the workers. A process does not end when its
+parent dies, whatever its session: it is handed to a new parent and runs on (and `torchrun` puts
+each worker in a session of its own, so a signal to `torchrun`'s process group misses them). A
 kernel killed with SIGKILL (a crash, the out-of-memory killer, "restart" after a hang) runs no
-`finally` block, so only the parent-death signal that the chapter asks Linux for ends them, and
-the pid files it keeps let the next run sweep whatever an earlier run left. This test starts the
-chapter in a real kernel, plants a leftover of a "dead" earlier run, runs the chapter until its
-workers are up, kills the kernel and then looks for any process that still names the run.
+`finally` block, so only the parent-death signals that the chapter asks Linux for end them: its
+wrapper asks for one before it becomes `torchrun`, each worker in its first lines. The pid files
+it keeps let the next run sweep whatever an earlier run left. The first tests start the chapter
+in a real kernel, plant a leftover of a "dead" earlier run, run the chapter until its workers are
+up, kill the kernel and then look for any process that still names the run. The last one checks
+that the wrapper and a worker give up at once when their parent is already gone.
 """
 
 import ast
@@ -162,3 +166,34 @@ def test_no_process_outlives_a_killed_kernel(killed_run):
     assert not killed_run["left"], (
         f"still running after the kernel was killed: {killed_run['left']}"
     )
+
+
+def writefile_cells(name):
+    """The code of the %%writefile cells that create `name` (not those that append)."""
+    cells = nbformat.read(CHAPTER, as_version=4).cells
+    return [
+        c.source.split("\n", 1)[1]
+        for c in cells
+        if c.cell_type == "code"
+        and c.source.startswith(f"%%writefile {{workdir}}/{name}")
+    ]
+
+
+@needs_linux
+def test_wrapper_and_worker_stop_when_their_parent_is_gone(tmp_path):
+    """A parent that died before the prctl call sends no signal: both scripts must notice
+    (the kernel's pid no longer their parent's; a parent that is not torchrun) and exit
+    before doing anything else. Here the parent is pytest, which plays the part."""
+    (wrapper,) = writefile_cells("start_torchrun.py")
+    (worker_head,) = writefile_cells("mp_worker.py")  # the lines before `import torch`
+    (tmp_path / "wrapper.py").write_text(wrapper)
+    (tmp_path / "worker.py").write_text(worker_head)
+    not_the_kernel = str(dead_pid())
+    run = [sys.executable, str(tmp_path / "wrapper.py"), not_the_kernel, "--version"]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "torch" not in done.stdout + done.stderr
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "2"}
+    run = [sys.executable, str(tmp_path / "worker.py"), str(tmp_path)]
+    done = subprocess.run(run, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 1 and "torchrun ended" in done.stderr
+    assert not (tmp_path / "worker0.pid").exists()  # it stopped before writing it
