@@ -329,7 +329,7 @@ def test_every_figure_has_a_caption_name_and_alt_text(notebook):
 # Code a chapter writes to files with %%writefile (worker modules, scripts) is code too
 
 WRITEFILE = re.compile(
-    r"\A%%writefile(?P<append>\s+-a)?\s+(?P<path>\S+)\s*\n(?P<body>.*)\Z", re.S
+    r"\A%%writefile(?P<append>\s+-a)?\s+(?P<path>\S+)[ \t]*\n(?P<body>.*)\Z", re.S
 )
 
 
