@@ -5,6 +5,8 @@ Directives (each page that uses one is rebuilt when a chapter it reads changes):
 - ``cheat-sheet``: each chapter's one-sentence answer and "say this" bullets, by topic.
 - ``drill``: every Check-yourself question in the book, solutions collapsed, by topic.
 - ``chapter-index`` and ``study-path``: the chapters in study order with level and reading time.
+- ``gpu-reference``: what the chapters measured when run on a GPU machine (reference/*.json,
+  written by scripts/gpu_reference.py from such a run).
 
 Page furniture:
 - The IDs on each chapter's "Answers" line link to their rows on the question map.
@@ -17,6 +19,7 @@ The study order is the table of contents: its numbered parts are the topics, and
 part the chapters run from Basic to Advanced (tests/test_structure.py checks both).
 """
 
+import ast
 import datetime
 import json
 import math
@@ -31,6 +34,7 @@ from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parent.parent
 MAP_FILE = ROOT / "questions.yml"
+REFERENCE_DIR = ROOT / "reference"
 TOC_FILE = ROOT / "_toc.yml"
 # Header lines under a chapter title: "**Answers:** DS-6 · IQ-5" and "**Topic:** Training · **Level:** Basic".
 LINE = {
@@ -293,6 +297,64 @@ class StudyPath(_GeneratedMarkdown):
         ]
 
 
+def shown_value(text):
+    """A glued value's repr as a reader wants it: strings unquoted, floats to 4 figures."""
+    try:
+        value = ast.literal_eval(text)
+    except (
+        ValueError,
+        SyntaxError,
+    ):  # not a literal (an object's repr): show it as it is
+        return text
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+class GpuReference(_GeneratedMarkdown):
+    def lines(self):
+        out = []
+        for path in sorted(REFERENCE_DIR.glob("*.json")):
+            self.env.note_dependency(str(path))
+            ref = json.loads(path.read_text(encoding="utf-8"))
+            when, gpu, software = ref["machine"][:3]
+            out += [f"## {gpu.split(',')[0]}, {when[:10]}", ""]
+            out += [
+                f"Run started {when}: {gpu}; {software}; chapters from `{path.name}`.",
+                "",
+            ]
+            for _caption, chapters in self.study_parts():
+                for name, info in chapters:
+                    result = ref["chapters"].get(name)
+                    if result is None:
+                        continue
+                    outcome = (
+                        "passed"
+                        if result["status"] == "passed"
+                        else f"failed: `{result['error']}`"
+                    )
+                    out += [
+                        f"### {info['title']}",
+                        "",
+                        f"{{doc}}`{name}` · {outcome} · {result['seconds']} s",
+                        "",
+                    ]
+                    values = {
+                        k: v
+                        for k, v in result["glued"].items()
+                        if not k.endswith("_hardware")
+                    }
+                    if values:
+                        out += ["| value | on this GPU machine |", "|---|---|"]
+                        for key, text in sorted(values.items()):
+                            shown = escape_cell(shown_value(text).replace("\n", " "))
+                            out.append(
+                                f"| `{key.removeprefix(name + '_')}` | {shown} |"
+                            )
+                        out.append("")
+        return out or ["No GPU reference run is stored in `reference/` yet."]
+
+
 def link_answer_ids(app, doctree):
     """Turn the IDs on a chapter's 'Answers:' line into links to their question-map rows."""
     for strong in list(doctree.findall(nodes.strong)):
@@ -411,6 +473,7 @@ def setup(app):
     app.add_directive("drill", Drill)
     app.add_directive("chapter-index", ChapterIndex)
     app.add_directive("study-path", StudyPath)
+    app.add_directive("gpu-reference", GpuReference)
     app.connect("doctree-read", add_execution_badge)
     app.connect("doctree-read", link_answer_ids)
     app.connect("build-finished", build_plain_notebooks)

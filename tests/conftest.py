@@ -26,6 +26,9 @@ NON_QUESTION_PAGES = {
     "topics",
     "status",
     "measuring",
+    "running",
+    "drill",
+    "gpu_reference",
 }
 ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM|EX)-\d+\b")
 
