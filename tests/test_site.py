@@ -267,10 +267,14 @@ def test_running_page_names_every_path_and_what_the_reader_sees(pages):
 
     from conftest import ROOT
 
-    text = html.unescape(re.sub(r"<[^>]+>", "", pages["chapters/running"].read_text(encoding="utf-8")))
+    text = html.unescape(
+        re.sub(r"<[^>]+>", "", pages["chapters/running"].read_text(encoding="utf-8"))
+    )
     text = " ".join(text.split())
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
-    install_cell = " ".join((ROOT / "cells" / "install.py").read_text().replace('"', "").split())
+    install_cell = " ".join(
+        (ROOT / "cells" / "install.py").read_text().replace('"', "").split()
+    )
     for needle in [
         f"git clone {repo}",
         "make book",
@@ -288,4 +292,7 @@ def test_running_page_names_every_path_and_what_the_reader_sees(pages):
         assert needle in text, f"the Running page does not say {needle!r}"
     # What the page quotes from the notebooks' first cell is what that cell prints.
     assert "Installing what this chapter needs:" in install_cell
-    assert "A cell may fail, or print other numbers, for that reason" in install_cell.replace("  ", " ")
+    assert (
+        "A cell may fail, or print other numbers, for that reason"
+        in install_cell.replace("  ", " ")
+    )
