@@ -6,6 +6,7 @@
   DataLoader worker must import the dataset class from a module, not from the notebook.
 """
 
+import ast
 import os
 import re
 
@@ -15,23 +16,33 @@ from nbclient import NotebookClient
 
 from conftest import cell_text, load_notebook, notebooks
 
-COMPILES = re.compile(
-    r"torch\.compile\(|\.compile\(|aoti_compile|torch\.export\.export\("
-)
 WORKERS = re.compile(r"num_workers\s*=\s*(?!0\b)")
 
 
-def chapters_whose_code(pattern):
-    found = []
-    for path in notebooks():
-        code = "\n".join(
-            cell_text(c)
-            for c in load_notebook(path)["cells"]
-            if c["cell_type"] == "code"
-        )
-        if pattern.search(code):
-            found.append(path)
-    return found
+def needs_a_cpp_compiler(code):
+    """Whether code compiles with Inductor: the shared compile block, AOTInductor, or a
+    torch.compile / Module.compile call without a backend= of its own."""
+    if "# ---- shared: compile" in code or "aoti_compile" in code:
+        return True
+    lines = [
+        line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))
+    ]
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "compile":
+            if not any(k.arg == "backend" for k in node.keywords):
+                return True
+    return False
+
+
+def chapter_code(path):
+    """The chapter's Python code, without cell magics such as %%writefile."""
+    cells = load_notebook(path)["cells"]
+    code = [cell_text(c) for c in cells if c["cell_type"] == "code"]
+    return "\n".join(text for text in code if not text.startswith("%%"))
+
+
+def chapters_whose_code(test):
+    return [path for path in notebooks() if test(chapter_code(path))]
 
 
 def execute(path, tmp_path, env_overrides, startup=None):
@@ -66,7 +77,9 @@ def outputs_text(nb):
     return "\n".join(text)
 
 
-@pytest.mark.parametrize("path", chapters_whose_code(COMPILES), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", chapters_whose_code(needs_a_cpp_compiler), ids=lambda p: p.stem
+)
 def test_compiling_chapters_run_without_a_cpp_compiler(path, tmp_path):
     env = {
         "CXX": "/nonexistent/c++",
@@ -82,7 +95,9 @@ def test_compiling_chapters_run_without_a_cpp_compiler(path, tmp_path):
 
 
 @pytest.mark.parametrize("method", ["forkserver", "spawn"])
-@pytest.mark.parametrize("path", chapters_whose_code(WORKERS), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", chapters_whose_code(WORKERS.search), ids=lambda p: p.stem
+)
 def test_worker_chapters_run_under_other_start_methods(path, method, tmp_path):
     startup = f"import multiprocessing\nmultiprocessing.set_start_method({method!r}, force=True)\n"
     nb = execute(path, tmp_path, {}, startup=startup)
