@@ -158,8 +158,8 @@ def compare(times_a, times_b, name_a, name_b):
     if low_a > high_b:
         return ratio, f"{name_a} was slower than {name_b}, taking {ratio:.2f}× its time"
     return ratio, (
-        f"{name_a} and {name_b} were within noise of each other "
-        f"(medians {ratio:.2f}× apart, spreads overlapping)"
+        f"{name_a} took {ratio:.2f}× the median time of {name_b}, but their spreads "
+        "overlap, so the difference is within noise"
     )
 
 
