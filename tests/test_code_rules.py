@@ -47,6 +47,15 @@ def chapter_code(nb):
     return out
 
 
+def per_cell(notebook, check):
+    """'cell i, problem' for every problem `check(code)` finds in a chapter's code cells."""
+    return [
+        f"cell {i}, {p}"
+        for i, code in chapter_code(load_notebook(notebook))
+        for p in check(code)
+    ]
+
+
 def markdown_cells(nb):
     return [
         (i, cell_text(c))
@@ -111,11 +120,7 @@ def loose_trys(code):
 
 
 def test_error_demonstrations_fail_when_no_error_comes(notebook):
-    problems = [
-        f"cell {i}, line {line}"
-        for i, code in chapter_code(load_notebook(notebook))
-        for line in loose_trys(code)
-    ]
+    problems = per_cell(notebook, lambda code: [f"line {n}" for n in loose_trys(code)])
     assert not problems, (
         "a try/except that passes when no error is raised (use `with expect_error(...)`, end the"
         f" try body with `raise AssertionError(...)`, or mark a probe '{NOT_A_DEMO}: why'): "
@@ -273,11 +278,7 @@ def device_problems(code):
 
 
 def test_code_is_right_on_every_accelerator(notebook):
-    problems = [
-        f"cell {i}, {p}"
-        for i, code in chapter_code(load_notebook(notebook))
-        for p in device_problems(code)
-    ]
+    problems = per_cell(notebook, device_problems)
     assert not problems, (
         f"mark a line inside a CUDA-only branch with '{ALLOWED}': "
         + "; ".join(problems)
