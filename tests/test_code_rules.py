@@ -388,3 +388,33 @@ def test_the_writefile_extraction_can_fail(tmp_path):
         "%%writefile {workdir}/m.py\nimport os"  # no final newline
     )
     assert written_files(nb) == {"m.py": "import os\nx = 1\n"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Code quoted in the prose (predict-the-output snippets, examples) fits its box on the page
+
+PROSE_CODE = re.compile(r"^(`{3,})(?:python|py)[ \t]*\n(.*?)^\1[ \t]*$", re.M | re.S)
+PROSE_CODE_WIDTH = 80  # exercise boxes are narrower than the page's column of 88
+
+
+def long_prose_code_lines(text):
+    return [
+        line
+        for m in PROSE_CODE.finditer(text)
+        for line in m.group(2).splitlines()
+        if len(line) > PROSE_CODE_WIDTH
+    ]
+
+
+def test_code_quoted_in_markdown_fits_its_box(notebook):
+    long = [
+        line
+        for _, text in markdown_cells(load_notebook(notebook))
+        for line in long_prose_code_lines(text)
+    ]
+    assert not long, f"lines of quoted code over {PROSE_CODE_WIDTH} characters: {long}"
+
+
+def test_the_quoted_code_check_can_fail():
+    assert long_prose_code_lines("```python\n" + "x" * 81 + "\n```\n")
+    assert not long_prose_code_lines("```python\nx = 1\n```\n")
