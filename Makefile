@@ -30,8 +30,10 @@ endif
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
 	touch $@
 
+# --all re-reads every page (execution stays cached): an incremental Sphinx build drops the
+# search index's entries for the pages it does not re-read.
 book: install
-	$(BIN)/jupyter-book build -W -n --keep-going .
+	$(BIN)/jupyter-book build --all -W -n --keep-going .
 	@echo "The book is in _build/html: open _build/html/index.html, or run 'make serve'."
 
 test: install

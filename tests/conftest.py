@@ -84,7 +84,7 @@ def build():
     if prebuilt:
         return subprocess.CompletedProcess(["prebuilt", prebuilt], 0, "", "")
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jupyter_book), "build", "-W", "-n", "--keep-going", str(ROOT)]
+    cmd = [str(jupyter_book), "build", "--all", "-W", "-n", "--keep-going", str(ROOT)]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=3600)
 
 
