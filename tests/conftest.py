@@ -3,8 +3,10 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,26 @@ NON_QUESTION_PAGES = {
     "gpu_reference",
 }
 ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM|EX)-\d+\b")
+SCRATCH = pytest.StashKey[str]()  # the session's temp folder
+
+
+def pytest_configure(config):
+    """Give the session a temp folder of its own, and remove it at the end.
+
+    nbval ends each notebook's kernel with SIGKILL, so the temporary folders that a chapter
+    removes at a normal exit (and multiprocessing's `pymp-*` folders) would stay in the system
+    temp folder, a few MB every run. Kernels, workers, the book build and the browser all
+    inherit TMPDIR; pytest's own `tmp_path` folders stay where they were, for inspection."""
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    scratch = tempfile.mkdtemp(prefix="pytorch-book-tests-")
+    config.stash[SCRATCH] = scratch
+    os.environ["TMPDIR"] = tempfile.tempdir = scratch
+
+
+def pytest_unconfigure(config):
+    scratch = config.stash.get(SCRATCH, None)
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def toc_files():

@@ -2,9 +2,12 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
+
+from conftest import SCRATCH
 
 
 def run_nbval(tmp_path, *cells):
@@ -54,3 +57,18 @@ def test_a_good_notebook_passes_and_is_collected(tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 passed" in result.stdout, result.stdout
+
+
+def test_a_killed_kernel_leaves_its_temp_folders_in_the_sessions_own(tmp_path, request):
+    """nbval kills each kernel, so no exit handler removes a chapter's temp folders: they
+    must land in the session's temp folder, which the session removes (conftest.py)."""
+    result = run_nbval(
+        tmp_path,
+        "import tempfile\n"
+        "kept = tempfile.TemporaryDirectory()\n"
+        "open('where.txt', 'w').write(kept.name)",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    left = Path((tmp_path / "where.txt").read_text())
+    scratch = Path(request.config.stash[SCRATCH])
+    assert left.parent == scratch, f"{left} is outside the session's folder {scratch}"
