@@ -7,13 +7,15 @@ show those as raw text, so the site serves a copy of each chapter in which
   block (a predict-the-output answer stays an executed cell, announced by a "Solution" line);
 - a glued value becomes **[its name]**: the cell that computes it prints `[name] = value` there
   (the setup cell's stand-in for myst_nb.glue does it when myst_nb is absent);
-- index entries disappear, `{doc}` links point at the sibling notebook, and any other
-  directive becomes a quoted paragraph headed by its name.
+- index entries disappear, a `{doc}` link points at the sibling notebook (a page that is not
+  a notebook is named as a page of the book's site), and any other directive becomes a quoted
+  paragraph headed by its name.
 Code cells are copied unchanged, outputs cleared.
 """
 
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 FENCE = re.compile(
@@ -31,13 +33,15 @@ INTRO = (
 )
 
 
-def convert_role(match):
+def convert_role(match, notebooks):
     name, text = match["name"], match["text"]
     if name.startswith("glue"):
         return f"**[{text.split(':')[0]}]**"
     if name == "doc":
         explicit = re.match(r"\s*(.*?)\s*<([^>]+)>\s*$", text)
         label, target = explicit.groups() if explicit else (text, text)
+        if target not in notebooks:
+            return f"{label} (a page of the book's site)"
         return f"[{label}]({target}.ipynb)"
     if name == "index":
         return text
@@ -63,14 +67,16 @@ def convert_fence(match):
     return f"> **{title}.**\n>\n{quoted}\n"
 
 
-def plain_markdown(text):
+def plain_markdown(text, notebooks):
     text = FENCE.sub(convert_fence, text if text.endswith("\n") else text + "\n")
     text = TARGET.sub("", text)
-    text = re.sub(r"\n{3,}", "\n\n", ROLE.sub(convert_role, text))
+    text = ROLE.sub(partial(convert_role, notebooks=notebooks), text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip("\n")
 
 
-def plain_notebook(nb):
+def plain_notebook(nb, notebooks=frozenset()):
+    """The plain copy of notebook `nb`; `notebooks` names the chapters a `{doc}` link can reach."""
     cells = []
     for cell in nb["cells"]:
         cell = dict(cell)
@@ -80,7 +86,7 @@ def plain_notebook(nb):
             else "".join(cell["source"])
         )
         if cell["cell_type"] == "markdown":
-            source = plain_markdown(source)
+            source = plain_markdown(source, notebooks)
             if not source.strip():
                 continue
         else:
@@ -100,7 +106,10 @@ def plain_notebook(nb):
 
 def write_plain_notebooks(paths, out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
+    names = frozenset(Path(path).stem for path in paths)
     for path in paths:
         nb = json.loads(Path(path).read_text(encoding="utf-8"))
-        text = json.dumps(plain_notebook(nb), indent=1, ensure_ascii=False) + "\n"
+        text = (
+            json.dumps(plain_notebook(nb, names), indent=1, ensure_ascii=False) + "\n"
+        )
         (out_dir / Path(path).name).write_text(text, encoding="utf-8")

@@ -162,6 +162,21 @@ def test_plain_notebooks_hold_no_myst_markup(site):
                 )
 
 
+LOCAL_NOTEBOOK_LINK = re.compile(r"\]\(([^)#\s/:]+\.ipynb)")
+
+
+def test_plain_notebooks_link_only_to_copies_served_beside_them(site):
+    """A link from a downloaded chapter to another notebook must reach a plain copy."""
+    folder = site / "notebooks"
+    for plain in sorted(folder.glob("*.ipynb")):
+        for cell in load_notebook(plain)["cells"]:
+            if cell["cell_type"] == "markdown":
+                for target in LOCAL_NOTEBOOK_LINK.findall(cell_text(cell)):
+                    assert (folder / target).exists(), (
+                        f"{plain.stem} links to {target}, which is not served"
+                    )
+
+
 def test_the_plain_notebook_check_can_fail():
     assert RAW_MYST.search("A value of {glue:text}`x_ms:.1f` ms")
     assert RAW_MYST.search("```{exercise}\n:label: a\nq\n```")
