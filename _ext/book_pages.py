@@ -301,11 +301,8 @@ def shown_value(text):
     """A glued value's repr as a reader wants it: strings unquoted, floats to 4 figures."""
     try:
         value = ast.literal_eval(text)
-    except (
-        ValueError,
-        SyntaxError,
-    ):  # not a literal (an object's repr): show it as it is
-        return text
+    except (ValueError, SyntaxError):
+        return text  # not a literal (an object's repr): show it as it is
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
