@@ -34,6 +34,13 @@ NON_QUESTION_PAGES = {
 }
 ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM|EX)-\d+\b")
 SCRATCH = pytest.StashKey[str]()  # the session's temp folder
+# The run executes each chapter with other random numbers than the book build (see
+# tests/seed_shift.py): nbval and the reader-path runs shift every seed a chapter sets by
+# NBVAL_SEED_OFFSET (BOOK_SEED_OFFSET=k in the environment picks another, 0 none), the
+# environment tests by ENVIRONMENT_SEED_OFFSET, and the book build by none, so the published
+# page shows the seeds the chapter was written with.
+NBVAL_SEED_OFFSET = 3
+ENVIRONMENT_SEED_OFFSET = 7
 
 
 def pytest_configure(config):
@@ -47,6 +54,19 @@ def pytest_configure(config):
     scratch = tempfile.mkdtemp(prefix="pytorch-book-tests-")
     config.stash[SCRATCH] = scratch
     os.environ["TMPDIR"] = tempfile.tempdir = scratch
+    os.environ.setdefault("BOOK_SEED_OFFSET", str(NBVAL_SEED_OFFSET))
+    os.environ["IPYTHONDIR"] = ipython_dir(Path(scratch) / "ipython")
+
+
+def ipython_dir(where, startup=None):
+    """An IPython folder whose kernels shift the seeds (tests/seed_shift.py) and then run
+    `startup`, a script of extra lines, if given. Returns its path."""
+    folder = Path(where) / "profile_default" / "startup"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "seed_shift.py", folder / "00-seed-shift.py")
+    if startup is not None:
+        (folder / "10-book-test.py").write_text(startup)
+    return str(where)
 
 
 def pytest_unconfigure(config):
@@ -107,7 +127,10 @@ def build():
         return subprocess.CompletedProcess(["prebuilt", prebuilt], 0, "", "")
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jupyter_book), "build", "--all", "-W", "-n", "--keep-going", str(ROOT)]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    env = dict(os.environ, BOOK_SEED_OFFSET="0")  # the seeds as written
+    return subprocess.run(
+        cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600
+    )
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import cell_text, load_notebook, notebooks
+from conftest import (
+    ENVIRONMENT_SEED_OFFSET,
+    cell_text,
+    ipython_dir,
+    load_notebook,
+    notebooks,
+)
 
 WORKERS = re.compile(r"num_workers\s*=\s*(?!0\b)")
 
@@ -47,13 +53,11 @@ def chapters_whose_code(test):
 
 def execute(path, tmp_path, env_overrides, startup=None):
     """Run a chapter top to bottom in a fresh kernel with extra environment variables (and an
-    IPython startup script); returns the executed notebook. A failing cell raises."""
-    env = dict(os.environ, **env_overrides)
-    if startup is not None:
-        startup_dir = tmp_path / "ipython" / "profile_default" / "startup"
-        startup_dir.mkdir(parents=True)
-        (startup_dir / "00-book-test.py").write_text(startup)
-        env["IPYTHONDIR"] = str(tmp_path / "ipython")
+    IPython startup script), its seeds shifted by ENVIRONMENT_SEED_OFFSET; returns the
+    executed notebook. A failing cell raises."""
+    env = dict(os.environ, BOOK_SEED_OFFSET=str(ENVIRONMENT_SEED_OFFSET))
+    env.update(env_overrides)
+    env["IPYTHONDIR"] = ipython_dir(tmp_path / "ipython", startup)
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
