@@ -1,6 +1,6 @@
 # The book's setup: the device, chosen once, the hardware line, and the helpers the
 # chapters share: glue, sync, expect_error, time_interleaved, wall_times, spread,
-# compare and show_table.
+# paired_ratios, compare, against_prediction and show_table.
 import contextlib
 import platform
 import re
@@ -104,7 +104,8 @@ def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
     """Timings of short calls: each zero-argument callable in `variants` (a dict name ->
     fn) is timed with benchmark.Timer, the variants taking turns for `rounds` rounds so
     that load from other processes hits them alike. `num_threads` is one count for all,
-    or a dict name -> count. Returns name -> merged Measurement (median, iqr, times)."""
+    or a dict name -> count. Returns name -> merged Measurement (median, iqr, times),
+    with `.rounds`, the median of each round, which `compare` pairs across variants."""
     measured = {name: [] for name in variants}
     for _ in range(rounds):
         for name, fn in variants.items():
@@ -115,7 +116,10 @@ def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
                 "fn()", globals={"fn": fn}, num_threads=threads, description=name
             )
             measured[name].append(timer.blocked_autorange(min_run_time=min_run_time))
-    return {name: benchmark.Measurement.merge(ms)[0] for name, ms in measured.items()}
+    merged = {name: benchmark.Measurement.merge(ms)[0] for name, ms in measured.items()}
+    for name, ms in measured.items():  # each round's median, for paired comparisons
+        merged[name].rounds = [m.median for m in ms]
+    return merged
 
 
 def wall_times(variants, repeats=5, warmup=1):
@@ -137,7 +141,8 @@ def wall_times(variants, repeats=5, warmup=1):
 
 
 def spread(times):
-    """The band a timing falls in: quartiles of 8 or more values, else min and max."""
+    """The band a timing (or a ratio) falls in: quartiles of 8 or more values, else min
+    and max."""
     times = list(getattr(times, "times", times))
     if len(times) >= 8:
         quartiles = statistics.quantiles(times, n=4)
@@ -145,22 +150,56 @@ def spread(times):
     return min(times), max(times)
 
 
+def paired_ratios(times_a, times_b):
+    """Round-by-round ratios a / b of two variants that took turns: the `.rounds` of
+    time_interleaved's Measurements, or two lists from wall_times (one value a round).
+    Load that hits one round hits both variants of that round, so it cancels here."""
+    a = list(getattr(times_a, "rounds", times_a))
+    b = list(getattr(times_b, "rounds", times_b))
+    if len(a) != len(b) or len(a) < 2:
+        raise ValueError(
+            f"paired ratios need two or more rounds of each variant, taken in turns: "
+            f"got {len(a)} and {len(b)} values"
+        )
+    return [x / y for x, y in zip(a, b)]
+
+
 def compare(times_a, times_b, name_a, name_b):
-    """A verdict computed from two sets of timings (seconds, or Measurements): `name_a`
-    is faster or slower than `name_b` only when their bands (see `spread`) do not
-    overlap. Returns (ratio of medians a / b, sentence)."""
-    a = list(getattr(times_a, "times", times_a))
-    b = list(getattr(times_b, "times", times_b))
-    ratio = statistics.median(a) / statistics.median(b)
-    (low_a, high_a), (low_b, high_b) = spread(a), spread(b)
-    if high_a < low_b:
-        return ratio, f"{name_a} was faster than {name_b}, taking {ratio:.2f}× its time"
-    if low_a > high_b:
-        return ratio, f"{name_a} was slower than {name_b}, taking {ratio:.2f}× its time"
+    """A verdict computed from two variants' interleaved timings (see paired_ratios):
+    `name_a` is faster or slower than `name_b` only when the band of the per-round
+    ratios (see `spread`) lies wholly below or above 1. Returns (median ratio a / b,
+    sentence)."""
+    ratios = paired_ratios(times_a, times_b)
+    ratio = statistics.median(ratios)
+    low, high = spread(ratios)
+    band = f"{low:.2f}× to {high:.2f}× over {len(ratios)} paired rounds"
+    if high < 1 or low > 1:
+        word = "faster" if high < 1 else "slower"
+        return ratio, (
+            f"{name_a} was {word} than {name_b}, taking {ratio:.2f}× its time ({band})"
+        )
     return ratio, (
-        f"{name_a} took {ratio:.2f}× the median time of {name_b}, but their spreads "
-        "overlap, so the difference is within noise"
+        f"{name_a} took {ratio:.2f}× the time of {name_b} ({band}): the band includes "
+        "1, so the difference is within noise"
     )
+
+
+def against_prediction(ratios, predicted, what, width=0.25):
+    """A verdict on a measured ratio (a list of per-round ratios) against a `predicted`
+    one: "too noisy to tell" when the band (see `spread`) is wider than `width` times
+    the prediction, "agrees" when the band contains it, else "disagrees". Returns
+    (verdict, sentence)."""
+    ratios = list(ratios)
+    low, high = spread(ratios)
+    measured = (
+        f"{what} was {statistics.median(ratios):.2f}× ({low:.2f}× to {high:.2f}× over "
+        f"{len(ratios)} paired rounds), against a predicted {predicted:.2f}×"
+    )
+    if high - low > width * predicted:
+        return "too noisy", f"{measured}: the band is too wide to test the prediction"
+    if low <= predicted <= high:
+        return "agrees", f"{measured}: the prediction lies within the band"
+    return "disagrees", f"{measured}: the prediction lies outside the band"
 
 
 def show_table(header, rows):
