@@ -293,6 +293,32 @@ def test_the_device_check_can_fail():
     assert not device_problems(f"torch.cuda.synchronize()  {ALLOWED}")
 
 
+COUNTS_FLOPS = re.compile(r"FlopCounterMode\(|with_flops=True")
+ON_A_NAMED_DEVICE = re.compile(r"""["'](cpu|meta)["']|\.cpu\(\)|\bdevice\.type\b""")
+
+
+def flop_count_problems(code):
+    """FLOP counts depend on which kernels a device dispatches to (on MPS `aten::linear` has
+    its own kernel, with no FLOP formula), so a cell that counts them runs on a CPU or
+    `meta` copy, or branches on `device.type`."""
+    if COUNTS_FLOPS.search(code) and not ON_A_NAMED_DEVICE.search(code):
+        return ["counts FLOPs on `device`: count them on a CPU or meta copy"]
+    return []
+
+
+def test_flops_are_counted_on_the_device_they_are_about(notebook):
+    problems = per_cell(notebook, flop_count_problems)
+    assert not problems, "; ".join(problems)
+
+
+def test_the_flop_count_check_can_fail():
+    assert flop_count_problems("with FlopCounterMode(display=False) as c:\n    net(X)")
+    assert flop_count_problems("with profile(activities=a, with_flops=True) as p:")
+    assert not flop_count_problems(
+        'net_cpu = copy.deepcopy(net).to("cpu")\nwith FlopCounterMode() as c:'
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Figures: a caption, a name prose can reference, alt text, no title drawn inside the image
 
