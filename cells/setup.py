@@ -1,7 +1,8 @@
 # The book's setup: the device, chosen once, the hardware line, and the helpers the
 # chapters share: glue, sync, expect_error, time_interleaved, wall_times, spread,
-# paired_ratios, compare, against_prediction and show_table.
+# paired_ratios, median_band, compare, against_prediction and show_table.
 import contextlib
+import math
 import platform
 import re
 import statistics
@@ -100,7 +101,7 @@ def expect_error(kinds, *fragments):
         raise AssertionError(f"expected {kinds}, but the block raised nothing")
 
 
-def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
+def time_interleaved(variants, rounds=6, min_run_time=0.1, num_threads=1):
     """Timings of short calls: each zero-argument callable in `variants` (a dict name ->
     fn) is timed with benchmark.Timer, the variants taking turns for `rounds` rounds so
     that load from other processes hits them alike. `num_threads` is one count for all,
@@ -122,7 +123,7 @@ def time_interleaved(variants, rounds=3, min_run_time=0.2, num_threads=1):
     return merged
 
 
-def wall_times(variants, repeats=5, warmup=1):
+def wall_times(variants, repeats=6, warmup=1):
     """Seconds per call of whole loops (an epoch, a training run): each callable in
     `variants` runs `warmup` times, then `repeats` times taking turns, with the device
     synchronized around every call. Returns name -> list of seconds."""
@@ -164,42 +165,68 @@ def paired_ratios(times_a, times_b):
     return [x / y for x, y in zip(a, b)]
 
 
+def median_band(values, confidence=0.95):
+    """A distribution-free confidence interval of the median of `values` (the sign
+    test's order statistics): the k-th smallest to the k-th largest value, with the
+    largest k whose coverage is at least `confidence`. None when there are too few
+    values for that confidence (fewer than six at 95 %)."""
+    values, n = sorted(values), len(values)
+    k, tails = 0, 0.0
+    for j in range(n // 2):  # tails: P(at most j of n fall below the median), twice
+        tails += 2 * math.comb(n, j) / 2**n
+        if tails > 1 - confidence:
+            break
+        k = j + 1
+    return (values[k - 1], values[n - k]) if k else None
+
+
 def compare(times_a, times_b, name_a, name_b):
     """A verdict computed from two variants' interleaved timings (see paired_ratios):
-    `name_a` is faster or slower than `name_b` only when the band of the per-round
-    ratios (see `spread`) lies wholly below or above 1. Returns (median ratio a / b,
-    sentence)."""
+    `name_a` is faster or slower than `name_b` only when the 95 % interval of the
+    median per-round ratio (see median_band) lies wholly below or above 1, so that
+    two runs of the same call get a verdict other than "within noise" at most one time
+    in twenty. Returns (median ratio a / b, sentence)."""
     ratios = paired_ratios(times_a, times_b)
-    ratio = statistics.median(ratios)
-    low, high = spread(ratios)
-    band = f"{low:.2f}× to {high:.2f}× over {len(ratios)} paired rounds"
+    ratio, band = statistics.median(ratios), median_band(ratios)
+    if band is None:
+        return ratio, (
+            f"{name_a} took {ratio:.2f}× the time of {name_b}, but {len(ratios)} "
+            "paired rounds are too few to tell a difference from noise (it takes six)"
+        )
+    low, high = band
+    interval = f"95 % interval {low:.3g}× to {high:.3g}×, {len(ratios)} paired rounds"
     if high < 1 or low > 1:
         word = "faster" if high < 1 else "slower"
         return ratio, (
-            f"{name_a} was {word} than {name_b}, taking {ratio:.2f}× its time ({band})"
+            f"{name_a} was {word} than {name_b}, taking {ratio:.2f}× its time "
+            f"({interval})"
         )
     return ratio, (
-        f"{name_a} took {ratio:.2f}× the time of {name_b} ({band}): the band includes "
-        "1, so the difference is within noise"
+        f"{name_a} took {ratio:.2f}× the time of {name_b} ({interval}): the interval "
+        "includes 1, so the difference is within noise"
     )
 
 
 def against_prediction(ratios, predicted, what, width=0.25):
     """A verdict on a measured ratio (a list of per-round ratios) against a `predicted`
-    one: "too noisy to tell" when the band (see `spread`) is wider than `width` times
-    the prediction, "agrees" when the band contains it, else "disagrees". Returns
-    (verdict, sentence)."""
+    one: "too noisy" when there is no 95 % interval of the median ratio (see
+    median_band) or it is wider than `width` times the prediction, "agrees" when the
+    interval contains the prediction, else "disagrees". Returns (verdict, sentence)."""
     ratios = list(ratios)
-    low, high = spread(ratios)
+    band = median_band(ratios)
     measured = (
-        f"{what} was {statistics.median(ratios):.2f}× ({low:.2f}× to {high:.2f}× over "
-        f"{len(ratios)} paired rounds), against a predicted {predicted:.2f}×"
+        f"{what} was {statistics.median(ratios):.2f}× over {len(ratios)} paired "
+        f"rounds, against a predicted {predicted:.2f}×"
     )
+    if band is None:
+        return "too noisy", f"{measured}: too few rounds to test the prediction"
+    low, high = band
+    measured += f" (95 % interval {low:.3g}× to {high:.3g}×)"
     if high - low > width * predicted:
-        return "too noisy", f"{measured}: the band is too wide to test the prediction"
+        return "too noisy", f"{measured}: the interval is too wide to test it"
     if low <= predicted <= high:
-        return "agrees", f"{measured}: the prediction lies within the band"
-    return "disagrees", f"{measured}: the prediction lies outside the band"
+        return "agrees", f"{measured}: the prediction lies within the interval"
+    return "disagrees", f"{measured}: the prediction lies outside the interval"
 
 
 def show_table(header, rows):
