@@ -214,17 +214,16 @@ def against_prediction(ratios, predicted, what, width=0.25):
     interval contains the prediction, else "disagrees". Returns (verdict, sentence)."""
     ratios = list(ratios)
     band = median_band(ratios)
+    interval = f"95 % interval {band[0]:.3g}× to {band[1]:.3g}×, " if band else ""
     measured = (
-        f"{what} was {statistics.median(ratios):.2f}× over {len(ratios)} paired "
-        f"rounds, against a predicted {predicted:.2f}×"
+        f"{what} was {statistics.median(ratios):.2f}× ({interval}{len(ratios)} paired "
+        f"rounds), against a predicted {predicted:.2f}×"
     )
     if band is None:
         return "too noisy", f"{measured}: too few rounds to test the prediction"
-    low, high = band
-    measured += f" (95 % interval {low:.3g}× to {high:.3g}×)"
-    if high - low > width * predicted:
+    if band[1] - band[0] > width * predicted:
         return "too noisy", f"{measured}: the interval is too wide to test it"
-    if low <= predicted <= high:
+    if band[0] <= predicted <= band[1]:
         return "agrees", f"{measured}: the prediction lies within the interval"
     return "disagrees", f"{measured}: the prediction lies outside the interval"
 
