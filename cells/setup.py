@@ -209,9 +209,10 @@ def compare(times_a, times_b, name_a, name_b):
 
 def against_prediction(ratios, predicted, what, width=0.25):
     """A verdict on a measured ratio (a list of per-round ratios) against a `predicted`
-    one: "too noisy" when there is no 95 % interval of the median ratio (see
-    median_band) or it is wider than `width` times the prediction, "agrees" when the
-    interval contains the prediction, else "disagrees". Returns (verdict, sentence)."""
+    one: "disagrees" when the 95 % interval of the median ratio (see median_band)
+    excludes the prediction, "agrees" when it holds it and is at most `width` times the
+    prediction wide, else "too noisy" (no interval, or one too wide to confirm it).
+    Returns (verdict, sentence)."""
     ratios = list(ratios)
     band = median_band(ratios)
     interval = f"95 % interval {band[0]:.3g}× to {band[1]:.3g}×, " if band else ""
@@ -221,11 +222,11 @@ def against_prediction(ratios, predicted, what, width=0.25):
     )
     if band is None:
         return "too noisy", f"{measured}: too few rounds to test the prediction"
+    if not band[0] <= predicted <= band[1]:
+        return "disagrees", f"{measured}: the prediction lies outside the interval"
     if band[1] - band[0] > width * predicted:
-        return "too noisy", f"{measured}: the interval is too wide to test it"
-    if band[0] <= predicted <= band[1]:
-        return "agrees", f"{measured}: the prediction lies within the interval"
-    return "disagrees", f"{measured}: the prediction lies outside the interval"
+        return "too noisy", f"{measured}: the interval is too wide to confirm it"
+    return "agrees", f"{measured}: the prediction lies within the interval"
 
 
 def show_table(header, rows):

@@ -97,3 +97,9 @@ def test_time_interleaved_keeps_each_rounds_median(helpers):
 def test_against_prediction_gives_each_verdict(helpers, ratios, verdict):
     got, sentence = helpers["against_prediction"](ratios, 1.875, "the backward")
     assert got == verdict, sentence
+
+
+def test_a_wide_interval_that_excludes_the_prediction_still_disagrees(helpers):
+    # variable_length_sequences' case: 0.46x to 0.66x measured, 0.30x predicted
+    ratios = [0.46, 0.5, 0.55, 0.6, 0.66, 0.52]
+    assert helpers["against_prediction"](ratios, 0.30, "packed")[0] == "disagrees"
