@@ -103,13 +103,15 @@ def expect_error(kinds, *fragments):
 
 def time_interleaved(variants, rounds=6, min_run_time=0.1, num_threads=1):
     """Timings of short calls: each zero-argument callable in `variants` (a dict name ->
-    fn) is timed with benchmark.Timer, the variants taking turns for `rounds` rounds so
-    that load from other processes hits them alike. `num_threads` is one count for all,
-    or a dict name -> count. Returns name -> merged Measurement (median, iqr, times),
-    with `.rounds`, the median of each round, which `compare` pairs across variants."""
+    fn) is timed with benchmark.Timer, the variants taking turns for `rounds` rounds (in
+    reverse order every other round) so that load from other processes hits them alike.
+    `num_threads` is one count for all, or a dict name -> count. Returns name -> merged
+    Measurement (median, iqr, times), with `.rounds`, the median of each round, which
+    `compare` pairs across variants."""
     measured = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, fn in variants.items():
+    for r in range(rounds):
+        turns = list(variants.items())[:: -1 if r % 2 else 1]  # A B, then B A
+        for name, fn in turns:
             threads = (
                 num_threads[name] if isinstance(num_threads, dict) else num_threads
             )
@@ -125,14 +127,16 @@ def time_interleaved(variants, rounds=6, min_run_time=0.1, num_threads=1):
 
 def wall_times(variants, repeats=6, warmup=1):
     """Seconds per call of whole loops (an epoch, a training run): each callable in
-    `variants` runs `warmup` times, then `repeats` times taking turns, with the device
-    synchronized around every call. Returns name -> list of seconds."""
+    `variants` runs `warmup` times, then `repeats` times taking turns (in reverse order
+    every other round), with the device synchronized around every call. Returns name ->
+    list of seconds."""
     for fn in variants.values():
         for _ in range(warmup):
             fn()
     times = {name: [] for name in variants}
-    for _ in range(repeats):
-        for name, fn in variants.items():
+    for r in range(repeats):
+        turns = list(variants.items())[:: -1 if r % 2 else 1]  # A B, then B A
+        for name, fn in turns:
             sync()
             start = time.perf_counter()
             fn()
