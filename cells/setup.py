@@ -158,7 +158,8 @@ def spread(times):
 def paired_ratios(times_a, times_b):
     """Round-by-round ratios a / b of two variants that took turns: the `.rounds` of
     time_interleaved's Measurements, or two lists from wall_times (one value a round).
-    Load that hits one round hits both variants of that round, so it cancels here."""
+    Load that lasts through a round slows both of its variants alike and cancels here;
+    a shorter burst hits one variant only, and shows as scatter in the ratios."""
     a = list(getattr(times_a, "rounds", times_a))
     b = list(getattr(times_b, "rounds", times_b))
     if len(a) != len(b) or len(a) < 2:

@@ -1,9 +1,9 @@
 """IPython startup script: shift every seed a notebook sets by BOOK_SEED_OFFSET.
 
-The test run copies this file into the kernels' IPython profile (tests/conftest.py), so that
-nbval executes each chapter with other random numbers than the book build does: a numeric
-check that holds for the seeds the chapter was written with only fails the run. Each call
-`torch.manual_seed(s)`, `g.manual_seed(s)`, `np.random.seed(s)`, `random.seed(s)`,
+The test run copies this file into the kernels' IPython profile (tests/book_session.py), so
+that nbval executes each chapter with other random numbers than the book build does: a
+numeric check that holds for the seeds the chapter was written with only fails the run.
+Each call `torch.manual_seed(s)`, `g.manual_seed(s)`, `np.random.seed(s)`, `random.seed(s)`,
 `np.random.default_rng(s)` or `seed_everything(s)` in a cell's code becomes
 `...(s + BOOK_SEED_OFFSET)`. Code a cell writes to a file (`%%writefile`) is not shifted.
 Everything is defined inside one function, so the script leaves no name in the notebook's
