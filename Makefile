@@ -15,11 +15,11 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test lab serve install sync lint format strip chapter clean
+.PHONY: book check test lab serve install sync lint format strip chapter clean
 
 install: $(STAMP)
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) scripts/check_prerequisites.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 ifeq ($(TORCH),cpu)
@@ -28,6 +28,8 @@ else ifneq ($(TORCH),default)
 	$(error TORCH must be 'default' or 'cpu', not '$(TORCH)')
 endif
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
+	# the book's own code (guide/), editable; setuptools comes with the requirements
+	$(BIN)/python -m pip install --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
 # --all re-reads every page (execution stays cached): an incremental Sphinx build drops the
@@ -36,7 +38,13 @@ book: install
 	$(BIN)/jupyter-book build --all -W -n --keep-going .
 	@echo "The book is in _build/html: open _build/html/index.html, or run 'make serve'."
 
-test: install
+# `make check`: the static tier, in under a minute (lint, spelling, shared cells, structure,
+# code rules, the helpers' unit tests, a two-chapter fixture book). `make test` runs it first,
+# then everything: each chapter under nbval, the site build, the environments, the browser.
+check: install
+	$(BIN)/python -m pytest -m "not slow" tests
+
+test: check
 	$(BIN)/python -m pytest
 
 # JupyterLab on the chapters, from the book's environment; it prints the URL to open.
@@ -53,25 +61,25 @@ serve:
 
 # Contributors: write the shared cells into every chapter, then format, lint and strip.
 sync: install
-	$(BIN)/python scripts/sync_cells.py
+	$(BIN)/python -m guide.sync
 
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
-	$(BIN)/python scripts/strip_notebooks.py
+	$(BIN)/python -m guide.strip
 
 lint: install
-	$(BIN)/python scripts/sync_cells.py --check
+	$(BIN)/python -m guide.sync --check
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/codespell
 
 strip:
-	$(BIN)/python scripts/strip_notebooks.py
+	$(BIN)/python -m guide.strip
 
 # make chapter NAME=losses TITLE="How ...?" IDS="EX-1 EX-16" TOPIC=Training LEVEL=Intermediate
 chapter: install
-	$(BIN)/python scripts/new_chapter.py "$(NAME)" --title "$(TITLE)" --ids "$(IDS)" --topic "$(TOPIC)" --level "$(LEVEL)"
+	$(BIN)/python -m guide.new_chapter "$(NAME)" --title "$(TITLE)" --ids "$(IDS)" --topic "$(TOPIC)" --level "$(LEVEL)"
 
 clean:
 	rm -rf _build

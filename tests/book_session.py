@@ -50,3 +50,10 @@ def pytest_unconfigure(config):
     scratch = config.stash.get(SCRATCH, None)
     if scratch:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items):
+    """Every executed notebook cell is slow: `make check` (-m "not slow") leaves them out."""
+    for item in items:
+        if type(item).__name__ == "IPyNbCell":
+            item.add_marker(pytest.mark.slow)

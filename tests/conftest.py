@@ -1,72 +1,22 @@
-"""Shared helpers for the book's tests: where things are, and how to read them."""
+"""The tests' fixtures: the notebooks to parametrize over, the question map, the site build.
+What a notebook or the book is comes from guide/ (guide.notebook, guide.book)."""
 
-import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = ROOT / "chapters"
-HTML = ROOT / "_build" / "html"
-sys.path.insert(
-    0, str(ROOT / "_ext")
-)  # the book's Sphinx extension: chapter vocabulary and header lines
-from book_pages import LINE, load_map  # noqa: E402
-from tests.book_session import (  # noqa: E402, F401  (the session setup, re-exported)
+from guide.book import ROOT, load_map, notebooks
+from tests.book_session import (  # noqa: F401  (the session setup, re-exported)
     ENVIRONMENT_SEED_OFFSET,
     NBVAL_SEED_OFFSET,
     SCRATCH,
     ipython_dir,
 )
 
-# Pages that answer no question ID: front and back matter.
-NON_QUESTION_PAGES = {
-    "intro",
-    "question_map",
-    "cheat_sheet",
-    "topics",
-    "status",
-    "measuring",
-    "running",
-    "drill",
-    "gpu_reference",
-}
-ID_PATTERN = re.compile(r"\b(?:DS|IQ|RM|EX)-\d+\b")
-
-
-def toc_files():
-    """Every file named in _toc.yml (root included), as paths relative to the repository root."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-    for part in toc.get("parts", []):
-        for entry in part["chapters"]:
-            files.append(entry["file"])
-            files += [section["file"] for section in entry.get("sections", [])]
-    return files
-
-
-def load_notebook(path):
-    return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-def cell_text(cell):
-    source = cell["source"]
-    return source if isinstance(source, str) else "".join(source)
-
-
-def answered_ids(nb):
-    """The IDs on the '**Answers:**' line of a notebook's first cell, or None if it has none."""
-    match = LINE["Answers"].search(cell_text(nb["cells"][0]))
-    return None if match is None else ID_PATTERN.findall(match.group(1))
-
-
-def notebooks():
-    return sorted(CHAPTERS.glob("*.ipynb"))
+HTML = ROOT / "_build" / "html"
 
 
 def pytest_generate_tests(metafunc):

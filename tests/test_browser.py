@@ -15,7 +15,9 @@ import threading
 import pytest
 import yaml
 
-from conftest import ROOT, notebooks, toc_files
+from guide.book import ROOT, notebooks, toc_files
+
+pytestmark = pytest.mark.slow
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 SCREENSHOT_CHAPTER = "using_a_gpu"
@@ -175,6 +177,7 @@ def test_highlighting_marks_whole_words_only(page, base_url):
              const after = e.nextSibling ? e.nextSibling.textContent.slice(0, 1) : '';
              return before + '[' + e.textContent + ']' + after; })""",
     )
+    assert marked, "nothing is highlighted: the highlighter did not run"
     partial = [m for m in marked if m[0].isalnum() or m[-1].isalnum()]
     assert not partial, f"highlighted inside words: {partial[:5]}"
 

@@ -10,11 +10,11 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT, cell_text, load_notebook
+import pytest
 
-SHARED_BLOCK = re.compile(
-    r"^# ---- shared: (\w+) .*?^# ---- end shared: \1 ----$", re.M | re.S
-)
+from guide.book import ROOT
+from guide.notebook import cell_text, load, markdown_cells, own_code
+
 # A try/except that is not a demonstration (a fallback, a probe of what the machine has) says so.
 NOT_A_DEMO = "# not a demonstration"
 
@@ -27,40 +27,10 @@ def tool(name):
     )
 
 
-def chapter_code(nb):
-    """(cell index, code) of every code cell, with the shared blocks blanked out (they are
-    checked against their source instead) and IPython magics removed."""
-    out = []
-    for i, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] != "code":
-            continue
-        text = SHARED_BLOCK.sub(
-            lambda m: "\n" * m.group(0).count("\n"), cell_text(cell)
-        )
-        if text.lstrip().startswith("%%"):
-            continue  # a cell magic (%%writefile): the file it writes is Python, checked by ruff
-        lines = [
-            "" if line.lstrip().startswith(("%", "!")) else line
-            for line in text.splitlines()
-        ]
-        out.append((i, "\n".join(lines)))
-    return out
-
-
 def per_cell(notebook, check):
     """'cell i, problem' for every problem `check(code)` finds in a chapter's code cells."""
     return [
-        f"cell {i}, {p}"
-        for i, code in chapter_code(load_notebook(notebook))
-        for p in check(code)
-    ]
-
-
-def markdown_cells(nb):
-    return [
-        (i, cell_text(c))
-        for i, c in enumerate(nb["cells"])
-        if c["cell_type"] == "markdown"
+        f"cell {i}, {p}" for i, code in own_code(load(notebook)) for p in check(code)
     ]
 
 
@@ -70,7 +40,7 @@ def markdown_cells(nb):
 
 def test_shared_cells_match_their_source():
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "sync_cells.py"), "--check"],
+        [sys.executable, "-m", "guide.sync", "--check"],
         capture_output=True,
         text=True,
     )
@@ -194,7 +164,7 @@ def prose_problems(section):
 
 
 def test_measurement_prose_holds_no_typed_number_or_verdict(notebook):
-    problems = prose_problems(measurement_prose(load_notebook(notebook)))
+    problems = prose_problems(measurement_prose(load(notebook)))
     assert not problems, (
         "the Measurements section must take its numbers and verdicts from the code (glue them;"
         " write units and sizes as code or math): " + " | ".join(problems)
@@ -220,7 +190,7 @@ CITED = re.compile(r"\{glue(?::\w+)?\}`([\w-]+)|^```\{glue(?::\w+)?\}\s+([\w-]+)
 
 def glued_keys(nb):
     keys, problems = set(), []
-    for i, code in chapter_code(nb):
+    for i, code in own_code(nb):
         for node in ast.walk(ast.parse(code)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "glue":
                 first = node.args[0] if node.args else None
@@ -234,7 +204,7 @@ def glued_keys(nb):
 
 
 def test_glue_keys_are_literal_cited_and_glued(notebook):
-    nb = load_notebook(notebook)
+    nb = load(notebook)
     glued, problems = glued_keys(nb)
     glued.add(f"{notebook.stem}_hardware")  # glued by the shared setup cell
     cited = {a or b for _, text in markdown_cells(nb) for a, b in CITED.findall(text)}
@@ -327,7 +297,7 @@ DRAWS = re.compile(r"\bplt\.(subplots|figure|show)\(")
 
 def test_every_figure_has_a_caption_name_and_alt_text(notebook):
     problems = []
-    for i, cell in enumerate(load_notebook(notebook)["cells"]):
+    for i, cell in enumerate(load(notebook)["cells"]):
         text = cell_text(cell)
         if cell["cell_type"] != "code" or not DRAWS.search(text):
             continue
@@ -377,9 +347,9 @@ def written_files(nb):
 
 
 def test_code_written_by_writefile_is_linted_and_formatted(notebook, tmp_path):
-    files = written_files(load_notebook(notebook))
+    files = written_files(load(notebook))
     if not files:
-        return
+        pytest.skip(f"{notebook.stem} writes no file with %%writefile")
     for name, body in files.items():
         (tmp_path / name).write_text(body)
     # The modules import each other: sort them as the chapter's own (local) modules.
@@ -435,7 +405,7 @@ def long_prose_code_lines(text):
 def test_code_quoted_in_markdown_fits_its_box(notebook):
     long = [
         line
-        for _, text in markdown_cells(load_notebook(notebook))
+        for _, text in markdown_cells(load(notebook))
         for line in long_prose_code_lines(text)
     ]
     assert not long, f"lines of quoted code over {PROSE_CODE_WIDTH} characters: {long}"

@@ -14,13 +14,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import (
-    ENVIRONMENT_SEED_OFFSET,
-    cell_text,
-    ipython_dir,
-    load_notebook,
-    notebooks,
-)
+from conftest import ENVIRONMENT_SEED_OFFSET, ipython_dir
+from guide.book import notebooks
+from guide.notebook import cell_text, load
+
+pytestmark = pytest.mark.slow
 
 WORKERS = re.compile(r"num_workers\s*=\s*(?!0\b)")
 
@@ -40,15 +38,15 @@ def needs_a_cpp_compiler(code):
     return False
 
 
-def chapter_code(path):
+def all_code(path):
     """The chapter's Python code, without cell magics such as %%writefile."""
-    cells = load_notebook(path)["cells"]
+    cells = load(path)["cells"]
     code = [cell_text(c) for c in cells if c["cell_type"] == "code"]
     return "\n".join(text for text in code if not text.startswith("%%"))
 
 
 def chapters_whose_code(test):
-    return [path for path in notebooks() if test(chapter_code(path))]
+    return [path for path in notebooks() if test(all_code(path))]
 
 
 def execute(path, tmp_path, env_overrides, startup=None):

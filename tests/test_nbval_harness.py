@@ -10,6 +10,8 @@ import pytest
 
 from conftest import NBVAL_SEED_OFFSET, SCRATCH
 
+pytestmark = pytest.mark.slow
+
 
 def run_nbval(tmp_path, *cells, seed_offset=None):
     nb = nbformat.v4.new_notebook()

@@ -27,7 +27,9 @@ import nbformat
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from conftest import CHAPTERS
+from guide.book import CHAPTERS
+
+pytestmark = pytest.mark.slow
 
 CHAPTER = CHAPTERS / "model_parallelism.ipynb"
 # The chapter's fixed per-user folder: one subfolder per kernel, named by its process id.

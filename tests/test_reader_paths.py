@@ -13,10 +13,8 @@ import urllib.request
 
 import pytest
 
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "_ext"))
-from plain_notebooks import plain_notebook  # noqa: E402
+from guide.book import ROOT
+from guide.plain_notebooks import plain_notebook
 
 PREREQUISITES = ROOT / "scripts" / "check_prerequisites.py"
 
@@ -58,7 +56,12 @@ def test_a_present_compiler_gets_no_warning():
 
 
 def test_an_old_python_stops_the_install_with_the_fix():
-    code = "import sys; sys.path.insert(0, 'scripts'); import check_prerequisites as c; c.MIN_PYTHON = (99, 0); c.main()"
+    code = (
+        "import importlib.util as u;"
+        " s = u.spec_from_file_location('c', 'scripts/check_prerequisites.py');"
+        " c = u.module_from_spec(s); s.loader.exec_module(c);"
+        " c.MIN_PYTHON = (99, 0); c.main()"
+    )
     result = run([sys.executable, "-c", code])
     assert result.returncode != 0
     assert (
@@ -103,6 +106,7 @@ def get_json(url, attempts=20):
             time.sleep(0.5)
 
 
+@pytest.mark.slow
 def test_make_lab_serves_jupyterlab_on_the_chapters():
     proc = subprocess.Popen(
         ["make", "lab", "LAB_PORT=0"],
@@ -186,6 +190,7 @@ def bare_python(tmp_path_factory):
     return python
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DOWNLOADED)
 def test_a_downloaded_chapter_runs_with_only_torch_numpy_and_matplotlib(
     bare_python, name, tmp_path

@@ -1,13 +1,12 @@
-"""The shared helpers (cells/setup.py) on synthetic timings: each verdict must be given
+"""The shared helpers (guide/cells/setup.py, imported as a module) on synthetic timings: each verdict must be given
 when, and only when, the paired per-round ratios call for it."""
 
+import importlib
 import random
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
-
-from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -17,10 +16,7 @@ def helpers():
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
     InteractiveShell.instance(config=config)
-    namespace = {}
-    source = (ROOT / "cells" / "setup.py").read_text().replace("{{chapter}}", "probe")
-    exec(compile(source, "cells/setup.py", "exec"), namespace)
-    return namespace
+    return vars(importlib.import_module("guide.cells.setup"))
 
 
 def test_load_that_hits_both_variants_of_a_round_cancels(helpers):

@@ -6,14 +6,18 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import (
-    NON_QUESTION_PAGES,
+from guide.book import (
+    CELLS,
+    CHAPTER_BUDGET_S,
+    FRONT_AND_BACK_MATTER,
+    ROOT,
     answered_ids,
-    cell_text,
-    load_notebook,
     notebooks,
     toc_files,
 )
+from guide.notebook import cell_text, load
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +64,7 @@ def test_executed_chapters_show_outputs_and_an_execution_badge(pages):
         )
         reports_hardware = any(
             c["cell_type"] == "code" and "Running on:" in cell_text(c)
-            for c in load_notebook(path)["cells"]
+            for c in load(path)["cells"]
         )
         if reports_hardware:
             assert "Running on:" in text, (
@@ -70,6 +74,18 @@ def test_executed_chapters_show_outputs_and_an_execution_badge(pages):
                 r'class="exec-badge">Executed: passed in [\d.]+ s on \d{4}-\d\d-\d\d',
                 text,
             ), f"{path.stem} has no execution badge"
+
+
+def test_each_chapter_executes_within_the_time_budget(pages):
+    runtimes = {}
+    for path in notebooks():
+        text = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
+        match = re.search(r'class="exec-badge">Executed: passed in ([\d.]+) s', text)
+        if match:
+            runtimes[path.stem] = float(match.group(1))
+    assert runtimes, "no chapter page gives its execution time"
+    over = {k: v for k, v in runtimes.items() if v > CHAPTER_BUDGET_S}
+    assert not over, f"over the {CHAPTER_BUDGET_S} s budget (seconds): {over}"
 
 
 def test_question_map_page_links_every_answering_chapter(pages, qmap):
@@ -145,8 +161,8 @@ def test_plain_notebooks_hold_no_myst_markup(site):
     for path in notebooks():
         plain = site / "notebooks" / path.name
         assert plain.exists(), f"no plain-Jupyter copy of {path.stem}"
-        nb = load_notebook(plain)
-        source = load_notebook(path)
+        nb = load(plain)
+        source = load(path)
         assert len([c for c in nb["cells"] if c["cell_type"] == "code"]) == len(
             [c for c in source["cells"] if c["cell_type"] == "code"]
         ), f"{path.stem}: the plain copy lost code cells"
@@ -169,7 +185,7 @@ def test_plain_notebooks_link_only_to_copies_served_beside_them(site):
     """A link from a downloaded chapter to another notebook must reach a plain copy."""
     folder = site / "notebooks"
     for plain in sorted(folder.glob("*.ipynb")):
-        for cell in load_notebook(plain)["cells"]:
+        for cell in load(plain)["cells"]:
             if cell["cell_type"] == "markdown":
                 for target in LOCAL_NOTEBOOK_LINK.findall(cell_text(cell)):
                     assert (folder / target).exists(), (
@@ -184,7 +200,7 @@ def test_the_plain_notebook_check_can_fail():
 
 
 def test_cheat_sheet_and_drill_hold_every_chapter(pages):
-    from book_pages import read_chapter
+    from guide.chapter import read_chapter
 
     cheat = html.unescape(pages["chapters/cheat_sheet"].read_text(encoding="utf-8"))
     drill = html.unescape(pages["chapters/drill"].read_text(encoding="utf-8"))
@@ -202,7 +218,7 @@ def test_cheat_sheet_and_drill_hold_every_chapter(pages):
             f"{path.stem}: Check yourself needs 3 exercises and a predict item"
         )
     items = drill.count('class="drill-item')
-    from book_pages import parts
+    from guide.chapter import parts
 
     expected = sum(
         len(info["exercises"]) for _, chapters in parts() for _, info in chapters
@@ -218,7 +234,7 @@ def test_study_path_gives_every_chapter_a_reading_time(pages):
         " ",
         html.unescape(pages["chapters/intro"].read_text(encoding="utf-8")),
     )
-    from book_pages import parts
+    from guide.chapter import parts
 
     for _, chapters in parts():
         for _, info in chapters:
@@ -235,7 +251,7 @@ def test_question_map_rows_have_anchors_and_chapters_link_to_them(pages, qmap):
             f"no anchor for {q['id']} on the question map"
         )
     for path in notebooks():
-        ids = answered_ids(load_notebook(path)) or []
+        ids = answered_ids(load(path)) or []
         page = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
         for qid in ids:
             assert f'href="question_map.html#q-{qid.lower()}"' in page, (
@@ -270,32 +286,50 @@ def test_figures_are_svg_with_alt_text_and_captions(pages):
         ), f"{path.stem}: a plot without a caption"
 
 
+CELL_START = re.compile(r'<div class="(cell [^"]*)"')
+
+
+def setup_cell_classes(page):
+    """The class list of the page's cell that prints the hardware line (the setup cell)."""
+    starts = list(CELL_START.finditer(page))
+    for here, after in zip(starts, starts[1:] + [None]):
+        chunk = page[here.start() : after.start() if after else len(page)]
+        if "Running on:" in chunk:
+            return here.group(1).split()
+    return None
+
+
 def test_setup_code_is_folded_but_its_output_shown(pages):
     for path in notebooks():
-        if path.stem in NON_QUESTION_PAGES:
+        if path.stem in FRONT_AND_BACK_MATTER:
             continue
         page = pages[f"chapters/{path.stem}"].read_text(encoding="utf-8")
-        assert "shared: setup" not in page or "tag_hide-input" in page, (
-            f"{path.stem}: setup code is shown"
-        )
+        classes = setup_cell_classes(page)
+        assert classes is not None, f"{path.stem}: no cell shows the hardware line"
+        assert "tag_hide-input" in classes, f"{path.stem}: the setup code is shown"
         assert "shared: install" not in page, (
             f"{path.stem}: the install cell is on the page"
         )
 
 
+def test_the_folded_setup_check_can_fail():
+    folded = '<div class="cell tag_hide-input docutils container"><p>Running on: cpu</p></div>'
+    shown = '<div class="cell tag_hide-input docutils container"><p>x</p></div>' + (
+        '<div class="cell docutils container"><p>Running on: cpu</p></div>'
+    )
+    assert "tag_hide-input" in setup_cell_classes(folded)
+    assert "tag_hide-input" not in setup_cell_classes(shown)  # another cell is folded
+
+
 def test_running_page_names_every_path_and_what_the_reader_sees(pages):
     import yaml
-
-    from conftest import ROOT
 
     text = html.unescape(
         re.sub(r"<[^>]+>", "", pages["chapters/running"].read_text(encoding="utf-8"))
     )
     text = " ".join(text.split())
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
-    install_cell = " ".join(
-        (ROOT / "cells" / "install.py").read_text().replace('"', "").split()
-    )
+    install_cell = " ".join((CELLS / "install.py").read_text().replace('"', "").split())
     for needle in [
         f"git clone {repo}",
         "make book",

@@ -1,46 +1,45 @@
 """The book's structure: table of contents, clean notebooks, chapter anatomy, question map."""
 
+import copy
 import re
 
+import pytest
 import yaml
 
-from book_pages import LEVELS, TOPICS, read_chapter
-from conftest import (
+from guide.book import (
     CHAPTERS,
-    ID_PATTERN,
-    NON_QUESTION_PAGES,
+    FRONT_AND_BACK_MATTER,
+    ID,
+    LEVELS,
+    NO_SHARED_CELLS,
     ROOT,
+    TOPICS,
     answered_ids,
-    cell_text,
-    load_notebook,
     notebooks,
     toc_files,
 )
-
-EXPECTED_IDS = (
-    {f"DS-{i}" for i in range(1, 11)}
-    | {f"IQ-{i}" for i in range(1, 6)}
-    | {f"RM-{i}" for i in range(1, 10)}
-    | {f"EX-{i}" for i in range(1, 21)}
+from guide.chapter import read_chapter
+from guide.notebook import (
+    SHARED_BLOCK,
+    blank_shared_blocks,
+    cell_text,
+    code_cells,
+    headings,
+    load,
+    markdown_cells,
+    own_code,
+    tags,
 )
+
 # Level-2 headings every question chapter has, in this order.
 REQUIRED_SECTIONS = [
     "Short answer",
+    "What the usual answer gets wrong",
     "Setup",
     "Summary",
     "Check yourself",
     "Further reading",
 ]
-
-
-def headings(nb):
-    return [
-        line[3:].strip()
-        for cell in nb["cells"]
-        if cell["cell_type"] == "markdown"
-        for line in cell_text(cell).splitlines()
-        if line.startswith("## ")
-    ]
 
 
 def test_toc_and_chapters_folder_agree():
@@ -67,7 +66,7 @@ def test_toc_and_chapters_folder_agree():
 
 
 def test_notebook_is_stored_clean(notebook):
-    nb = load_notebook(notebook)
+    nb = load(notebook)
     assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", (
         "kernelspec must be python3"
     )
@@ -83,68 +82,136 @@ def test_notebook_is_stored_clean(notebook):
         )
 
 
-def test_chapter_follows_the_anatomy(notebook):
-    nb = load_notebook(notebook)
+def anatomy_problems(nb, name):
+    """What a chapter's structure lacks of the anatomy in CONTRIBUTING.md (empty: nothing).
+    Code checks read the chapter's own code: the shared blocks prove nothing of it."""
+    problems = []
     first = nb["cells"][0]
-    assert first["cell_type"] == "markdown" and cell_text(first).startswith("# "), (
-        "first cell must be the title"
-    )
+    if not (first["cell_type"] == "markdown" and cell_text(first).startswith("# ")):
+        problems.append("the first cell must be the title")
     ids = answered_ids(nb)
-    if notebook.stem in NON_QUESTION_PAGES:
-        assert ids is None, (
-            f"{notebook.stem} is front/back matter and must not claim question IDs"
-        )
-        if notebook.stem == "status":
-            return
+    if name in FRONT_AND_BACK_MATTER:
+        if ids is not None:
+            problems.append(
+                f"{name} is front/back matter and must not claim question IDs"
+            )
     else:
-        assert ids, (
-            "a chapter names the IDs it answers on a '**Answers:**' line under its title"
-        )
-        header = cell_text(first)
-        assert re.search(
+        if not ids:
+            problems.append(
+                "a chapter names the IDs it answers on a '**Answers:**' line under its title"
+            )
+        if not re.search(
             rf"\*\*Topic:\*\* ({'|'.join(TOPICS)}) · \*\*Level:\*\* ({'|'.join(LEVELS)})\s*$",
-            header,
+            cell_text(first),
             re.M,
-        ), (
-            f"the title cell needs a line '**Topic:** <one of {TOPICS}> · **Level:** <one of {LEVELS}>'"
-        )
+        ):
+            problems.append(
+                f"the title cell needs a line '**Topic:** <one of {TOPICS}> · **Level:** <one of {LEVELS}>'"
+            )
     found = headings(nb)
-    positions = []
-    for section in REQUIRED_SECTIONS:
-        assert section in found, f"missing '## {section}' (found {found})"
-        positions.append(found.index(section))
-    assert positions == sorted(positions), f"sections out of order: {found}"
-    steps = [h for h in found if re.match(r"\d+\. ", h)]
-    assert steps, "the demonstration is written as numbered steps ('## 1. ...')"
-    code = "\n".join(cell_text(c) for c in nb["cells"] if c["cell_type"] == "code")
-    assert re.search(r"^\s*assert\b", code, re.M), (
-        "a chapter proves its claims with asserts"
-    )
-    assert "torch.accelerator" in code and "Running on:" in code, (
-        "the setup cell chooses the device and prints it"
-    )
-    first_code = next(c for c in nb["cells"] if c["cell_type"] == "code")
-    assert "find_spec" in cell_text(first_code) and first_code["metadata"].get(
-        "tags"
-    ) == ["remove-cell"], (
-        "the first code cell installs what Colab lacks (tagged remove-cell, so the site does not show it)"
-    )
-    markdown = "\n".join(
-        cell_text(c) for c in nb["cells"] if c["cell_type"] == "markdown"
-    )
-    assert "{exercise}" in markdown and "{solution}" in markdown, (
-        "Check yourself uses exercise/solution pairs"
-    )
-    assert "{solution-start}" in markdown and "{solution-end}" in markdown, (
-        "Check yourself has a predict-the-output item whose answer is an executed cell (solution-start/-end)"
-    )
+    required = [
+        s
+        for s in REQUIRED_SECTIONS
+        if name not in FRONT_AND_BACK_MATTER or s != "What the usual answer gets wrong"
+    ]
+    missing = [s for s in required if s not in found]
+    problems += [f"missing '## {s}' (found {found})" for s in missing]
+    positions = [found.index(s) for s in required if s in found]
+    if positions != sorted(positions):
+        problems.append(f"sections out of order: {found}")
+    if not any(re.match(r"\d+\. ", h) for h in found):
+        problems.append("the demonstration is written as numbered steps ('## 1. ...')")
+    code = "\n".join(text for _, text in own_code(nb))
+    if not re.search(r"^\s*assert\b", code, re.M):
+        problems.append("a chapter proves its claims with asserts of its own")
+    cells = code_cells(nb)
+    if len(cells) < 2 or tags(cells[0]) != ["remove-cell"]:
+        problems.append(
+            "the first code cell (the install block) is tagged remove-cell, so the site does not show it"
+        )
+    if len(cells) < 2 or "hide-input" not in tags(cells[1]):
+        problems.append(
+            "the second code cell (the setup block) is tagged hide-input: code folded, output shown"
+        )
+    markdown = "\n".join(text for _, text in markdown_cells(nb))
+    if "{exercise}" not in markdown or "{solution}" not in markdown:
+        problems.append("Check yourself uses exercise/solution pairs")
+    if "{solution-start}" not in markdown or "{solution-end}" not in markdown:
+        problems.append(
+            "Check yourself has a predict-the-output item whose answer is an executed cell (solution-start/-end)"
+        )
+    return problems
+
+
+def test_chapter_follows_the_anatomy(notebook):
+    if notebook.stem in NO_SHARED_CELLS:
+        assert answered_ids(load(notebook)) is None
+        pytest.skip(
+            f"{notebook.stem} reports the build with cells of its own: no anatomy"
+        )
+    problems = anatomy_problems(load(notebook), notebook.stem)
+    assert not problems, "\n".join(problems)
+
+
+def without_own_asserts(nb):
+    """A copy of the notebook whose own code has no assert left (the shared blocks keep theirs)."""
+    nb = copy.deepcopy(nb)
+    for cell in code_cells(nb):
+        text = cell_text(cell)
+        blocks = SHARED_BLOCK.findall(text)
+        own = blank_shared_blocks(text)
+        if not blocks and re.search(r"^\s*assert\b", own, re.M):
+            cell["source"] = re.sub(r"^(\s*)assert\b", r"\1checked =", own, flags=re.M)
+    return nb
+
+
+def test_a_chapter_without_asserts_of_its_own_fails_the_anatomy():
+    nb = load(CHAPTERS / "autograd.ipynb")
+    assert anatomy_problems(nb, "autograd") == []
+    broken = without_own_asserts(nb)
+    assert "assert" in "".join(
+        cell_text(c) for c in code_cells(broken)
+    )  # the shared blocks'
+    assert anatomy_problems(broken, "autograd") == [
+        "a chapter proves its claims with asserts of its own"
+    ]
+
+
+def test_a_shown_setup_cell_fails_the_anatomy():
+    nb = copy.deepcopy(load(CHAPTERS / "autograd.ipynb"))
+    code_cells(nb)[1]["metadata"]["tags"] = []
+    assert anatomy_problems(nb, "autograd") == [
+        "the second code cell (the setup block) is tagged hide-input: code folded, output shown"
+    ]
+
+
+def id_problems(ids):
+    """What is wrong with the list of question IDs: duplicates, malformed IDs, and gaps in
+    a source's numbering (the IDs are stable: none is ever dropped or reused)."""
+    problems = []
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        problems.append(f"IDs listed twice: {duplicates}")
+    malformed = [i for i in ids if not ID.fullmatch(i)]
+    if malformed:
+        problems.append(f"IDs that are not SOURCE-NUMBER: {malformed}")
+    by_source = {}
+    for qid in ids:
+        if ID.fullmatch(qid):
+            source, number = qid.split("-")
+            by_source.setdefault(source, set()).add(int(number))
+    for source, numbers in sorted(by_source.items()):
+        gaps = sorted(set(range(1, max(numbers) + 1)) - numbers)
+        if gaps:
+            problems.append(f"{source} numbering has gaps: {gaps}")
+    return problems
 
 
 def test_question_map_lists_every_source_question(qmap):
     ids = [q["id"] for q in qmap["questions"]]
-    assert len(ids) == len(set(ids)), "an ID appears twice in questions.yml"
-    assert set(ids) == EXPECTED_IDS, (
-        f"questions.yml must hold exactly the source IDs; diff: {set(ids) ^ EXPECTED_IDS}"
+    assert not id_problems(ids), id_problems(ids)
+    assert {i.split("-")[0] for i in ids} == set(qmap["sources"]), (
+        "every ID prefix is a source named in questions.yml, and every source has IDs"
     )
     for q in qmap["questions"]:
         assert q["question"].strip(), f"{q['id']} has no question text"
@@ -153,11 +220,20 @@ def test_question_map_lists_every_source_question(qmap):
         ), f"{q['id']} points to a chapter that does not exist: {q['chapter']}"
 
 
+def test_the_id_check_can_fail():
+    assert id_problems(["DS-1", "DS-2", "EX-1"]) == []
+    assert id_problems(["DS-1", "DS-3", "DS-3", "EX 2"]) == [
+        "IDs listed twice: ['DS-3']",
+        "IDs that are not SOURCE-NUMBER: ['EX 2']",
+        "DS numbering has gaps: [2]",
+    ]
+
+
 def test_chapters_and_question_map_agree(qmap):
     known = {q["id"]: q["chapter"] for q in qmap["questions"]}
     claimed = {}
     for path in notebooks():
-        for qid in answered_ids(load_notebook(path)) or []:
+        for qid in answered_ids(load(path)) or []:
             assert qid in known, (
                 f"{path.name} answers {qid}, which is not in questions.yml"
             )
@@ -177,7 +253,7 @@ def test_chapters_and_question_map_agree(qmap):
 
 
 def test_id_pattern_matches_only_real_ids():
-    assert ID_PATTERN.findall("**Answers:** DS-6 · IQ-5 · RM-10, XX-1") == [
+    assert ID.findall("**Answers:** DS-6 · IQ-5 · RM-10, XX-1") == [
         "DS-6",
         "IQ-5",
         "RM-10",
@@ -208,8 +284,8 @@ SHORT_ANSWER = re.compile(r"\A\*\*[^*\n]+\*\*\n\n(?:- .+\n(?:  .+\n)*){3,4}", re
 
 
 def test_short_answer_opens_with_a_sentence_and_three_or_four_bullets(notebook):
-    if notebook.stem in NON_QUESTION_PAGES:
-        return
+    if notebook.stem in FRONT_AND_BACK_MATTER:
+        pytest.skip(f"{notebook.stem} is front or back matter: no Short answer")
     short = read_chapter(notebook)["short"] + "\n"
     assert SHORT_ANSWER.match(short), (
         "the Short answer opens with one bold sentence, a blank line, then three or four '- ' bullets"
@@ -220,8 +296,8 @@ def test_short_answer_opens_with_a_sentence_and_three_or_four_bullets(notebook):
 def test_short_answer_is_short_enough_to_say_and_to_print(notebook):
     """The cheat sheet prints every chapter's sentence and bullets on three A4 pages: that
     leaves about 110 words a chapter, and a point longer than 28 words is not a point."""
-    if notebook.stem in NON_QUESTION_PAGES:
-        return
+    if notebook.stem in FRONT_AND_BACK_MATTER:
+        pytest.skip(f"{notebook.stem} is front or back matter: no Short answer")
     info = read_chapter(notebook)
     words = [len(b.split()) for b in info["bullets"]]
     sentence = len((info["sentence"] or "").split())
@@ -232,3 +308,99 @@ def test_short_answer_is_short_enough_to_say_and_to_print(notebook):
     assert sentence + sum(words) <= 115, (
         f"{sentence + sum(words)} words in sentence and bullets (at most 115)"
     )
+
+
+def section(nb, title):
+    """The Markdown of a level-2 section, up to the next level-2 heading."""
+    body = "\n\n".join(text for _, text in markdown_cells(nb))
+    match = re.search(
+        rf"^## {re.escape(title)}\s*\n(.*?)(?=^## |\Z)", body, re.M | re.S
+    )
+    return match.group(1) if match else ""
+
+
+OFFICIAL_DOCS = re.compile(r"^https://docs\.pytorch\.org/")
+INDEX = r"```\{index\}[^\n]*\n```"
+MAX_SHOWN_CODE_LINES = 40
+
+
+def further_reading_problems(text):
+    links = re.findall(r"\]\((https?://[^)\s]+)\)", text)
+    if not links:
+        return ["Further reading has no link"]
+    if not OFFICIAL_DOCS.match(links[0]):
+        return [
+            f"Further reading starts with {links[0]}, not the official documentation"
+        ]
+    return []
+
+
+def test_further_reading_starts_with_the_official_documentation(notebook):
+    nb = load(notebook)
+    if "Further reading" not in headings(nb):
+        pytest.skip(f"{notebook.stem} has no Further reading")
+    assert not further_reading_problems(section(nb, "Further reading"))
+
+
+def test_the_further_reading_check_can_fail():
+    good = (
+        "- [Autograd](https://docs.pytorch.org/docs/stable/autograd.html), then a blog"
+    )
+    assert further_reading_problems(good) == []
+    assert further_reading_problems("- [A blog](https://example.com/post)") != []
+    assert further_reading_problems("No links at all.") != []
+
+
+def index_problems(markdown_texts):
+    """Index directives two in a row, in one cell or across two cells."""
+    problems = []
+    previous_ends_with_index = False
+    for i, text in markdown_texts:
+        if re.search(rf"{INDEX}\s*{INDEX}", text):
+            problems.append(f"cell {i}: two index directives in a row")
+        if previous_ends_with_index and text.lstrip().startswith("```{index}"):
+            problems.append(f"cell {i}: an index directive follows the previous cell's")
+        previous_ends_with_index = bool(re.search(rf"{INDEX}\s*$", text))
+    return problems
+
+
+def test_one_index_directive_at_a_time(notebook):
+    assert not index_problems(markdown_cells(load(notebook)))
+
+
+def test_the_index_check_can_fail():
+    one = "## 1. Step\n\n```{index} !zero_grad, accumulation\n```\n\nText."
+    two = "## 1. Step\n\n```{index} zero_grad\n```\n```{index} accumulation\n```\n"
+    assert index_problems([(0, one)]) == []
+    assert index_problems([(0, two)]) == ["cell 0: two index directives in a row"]
+    split = [(0, "```{index} zero_grad\n```\n"), (1, "```{index} accumulation\n```")]
+    assert index_problems(split) == [
+        "cell 1: an index directive follows the previous cell's"
+    ]
+
+
+def long_shown_cells(nb):
+    """(cell index, lines) of each code cell a reader sees whose own code is too long to
+    read as one idea; hidden bookkeeping cells are folded on the page and not counted."""
+    hidden = {"hide-input", "remove-cell", "remove-input"}
+    return [
+        (i, n)
+        for i, code in own_code(nb)
+        if not hidden & set(tags(nb["cells"][i]))
+        and (n := len([line for line in code.splitlines() if line.strip()]))
+        > MAX_SHOWN_CODE_LINES
+    ]
+
+
+def test_shown_code_cells_are_short(notebook):
+    long = long_shown_cells(load(notebook))
+    assert not long, (
+        f"(cell, non-blank lines) over {MAX_SHOWN_CODE_LINES}: {long}; split the cell,"
+        " or fold it (hide-input) if it only measures, plots or glues"
+    )
+
+
+def test_the_cell_length_check_can_fail():
+    cell = {"cell_type": "code", "metadata": {}, "source": "x = 1\n" * 41}
+    nb = {"cells": [cell, {**cell, "metadata": {"tags": ["hide-input"]}}]}
+    assert long_shown_cells(nb) == [(0, 41)]

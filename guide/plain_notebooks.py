@@ -13,15 +13,12 @@ show those as raw text, so the site serves a copy of each chapter in which
 Code cells are copied unchanged, outputs cleared.
 """
 
-import json
 import re
 from functools import partial
 from pathlib import Path
 
-FENCE = re.compile(
-    r"^(?P<ticks>`{3,}|~{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>[^\n]*)\n(?P<body>.*?)^(?P=ticks)[ \t]*$\n?",
-    re.M | re.S,
-)
+from guide.notebook import FENCE, cell_text, load, save
+
 OPTION = re.compile(r"^:[\w-]+:.*\n?", re.M)
 ROLE = re.compile(r"\{(?P<name>[\w:-]+)\}`(?P<text>[^`]*)`")
 TARGET = re.compile(r"^\([\w-]+\)=\s*$\n?", re.M)
@@ -80,11 +77,7 @@ def plain_notebook(nb, notebooks=frozenset()):
     cells = []
     for cell in nb["cells"]:
         cell = dict(cell)
-        source = (
-            cell["source"]
-            if isinstance(cell["source"], str)
-            else "".join(cell["source"])
-        )
+        source = cell_text(cell)
         if cell["cell_type"] == "markdown":
             source = plain_markdown(source, notebooks)
             if not source.strip():
@@ -108,8 +101,4 @@ def write_plain_notebooks(paths, out_dir):
     out_dir.mkdir(parents=True, exist_ok=True)
     names = frozenset(Path(path).stem for path in paths)
     for path in paths:
-        nb = json.loads(Path(path).read_text(encoding="utf-8"))
-        text = (
-            json.dumps(plain_notebook(nb, names), indent=1, ensure_ascii=False) + "\n"
-        )
-        (out_dir / Path(path).name).write_text(text, encoding="utf-8")
+        save(plain_notebook(load(path), names), out_dir / Path(path).name)

@@ -1,31 +1,42 @@
-"""Write the shared cells (cells/*.py) into every chapter, between their markers.
+"""Write the shared cells (guide/cells/*.py) into every chapter, between their markers.
 
-Usage: python scripts/sync_cells.py [--check] [NOTEBOOK ...]   (default: every chapter)
+Usage: python -m guide.sync [--check] [NOTEBOOK ...]   (default: every chapter; `make sync`)
 
 A chapter holds each shared block it uses between two marker lines:
 
-    # ---- shared: setup · edit cells/setup.py, then run make sync ----
+    # ---- shared: setup · edit guide/cells/setup.py, then run make sync ----
     ...
     # ---- end shared: setup ----
 
-`make sync` rewrites what lies between them from the source file, filling in the chapter's
-name, the torch version pinned in requirements.txt and, for the install block, the pinned
-requirements of the third-party modules the chapter imports. Every chapter has the `install`
+`make sync` rewrites what lies between them from the module's body (what follows its
+`# ---- copied into the chapters from here ----` line; the lines above it exist so that the
+module imports, lints and tests on its own). It fills in the chapter's name ("{{chapter}}"
+in a string), the torch version pinned in requirements.txt ("{{torch_pin}}") and, for the
+install block, the line `NEEDED = {}` with the pinned requirements of the third-party
+modules the chapter imports. Every chapter has the `install`
 block in its first code cell and the `setup` block in its second; others (such as `compile`)
 are opt-in. `--check` changes nothing and exits 1, naming each chapter whose copy differs.
 """
 
 import ast
-import json
 import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CELLS = ROOT / "cells"
-CHAPTERS = ROOT / "chapters"
+from guide.book import CELLS, CHAPTERS, NO_SHARED_CELLS, ROOT, pins
+from guide.notebook import (
+    SHARED_BLOCK,
+    SHARED_END,
+    SHARED_START,
+    cell_text,
+    code_cells,
+    load,
+    save,
+)
+
 REQUIRED = ["install", "setup"]  # in the first and second code cells, in this order
-EXEMPT = {"status"}  # back matter that reports the build machine with its own cell
+COPIED_FROM = "# ---- copied into the chapters from here ----\n"
+NEEDED_LINE = re.compile(r"^NEEDED = \{\}$", re.M)
 # Third-party modules a chapter may import, and the distribution in requirements.txt that
 # provides each; torch is checked, not installed, by the install block.
 DISTRIBUTIONS = {
@@ -38,34 +49,12 @@ DISTRIBUTIONS = {
     "myst_nb": None,  # optional: the setup block falls back to a plain glue without it
     "torch": None,
 }
-START = re.compile(r"^# ---- shared: (?P<name>\w+) .*$", re.M)
-END = "# ---- end shared: {name} ----"
-SHARED_BLOCK = re.compile(
-    r"^# ---- shared: (\w+) .*?^# ---- end shared: \1 ----$", re.M | re.S
-)
+START, END = SHARED_START, SHARED_END
 
 
 def marker(name):
-    return f"# ---- shared: {name} · edit cells/{name}.py, then run make sync ----"
-
-
-def pins():
-    """Distribution name (lower case) -> pinned requirement line, from requirements.txt."""
-    found = {}
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if "==" in line:
-            found[line.split("==")[0].strip().lower()] = line
-    return found
-
-
-def code_cells(nb):
-    return [c for c in nb["cells"] if c["cell_type"] == "code"]
-
-
-def source(cell):
     return (
-        cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        f"# ---- shared: {name} · edit guide/cells/{name}.py, then run make sync ----"
     )
 
 
@@ -88,10 +77,10 @@ def imported_modules(nb):
     from cells/, so that a chapter whose blocks are still empty gets the same answer)."""
     names = set()
     for cell in code_cells(nb):
-        text = source(cell)
+        text = cell_text(cell)
         for block in START.finditer(text):
             if block.group("name") != "install":
-                names |= modules_in((CELLS / f"{block.group('name')}.py").read_text())
+                names |= modules_in(body(block.group("name")))
         text = SHARED_BLOCK.sub("", text)
         if not text.lstrip().startswith("%%"):
             names |= modules_in(text)
@@ -101,14 +90,14 @@ def imported_modules(nb):
 def needed(nb, chapter):
     """The install block's NEEDED dict, as source text: module -> pinned requirement."""
     pinned = pins()
-    code = "\n".join(source(cell) for cell in code_cells(nb))
+    code = "\n".join(cell_text(cell) for cell in code_cells(nb))
     entries = []
     for module in sorted(imported_modules(nb) - set(sys.stdlib_module_names)):
         if re.search(rf"\b{module}\.py\b", code):
             continue  # a module the chapter writes itself (a model file, a worker script)
         if module not in DISTRIBUTIONS:
             raise SystemExit(
-                f"{chapter}: imports {module!r}, which scripts/sync_cells.py does not know; add it"
+                f"{chapter}: imports {module!r}, which guide/sync.py does not know; add it"
                 " to requirements.txt and to DISTRIBUTIONS there"
             )
         distribution = DISTRIBUTIONS[module]
@@ -121,23 +110,30 @@ def needed(nb, chapter):
     return "{\n" + "".join(entries) + "}" if entries else "{}"
 
 
-def render(name, nb, chapter):
+def body(name, chapter="?"):
+    """The part of guide/cells/NAME.py that a chapter holds, placeholders not yet filled."""
     path = CELLS / f"{name}.py"
     if not path.exists():
         raise SystemExit(
             f"{chapter}: no shared block {name!r} (expected {path.relative_to(ROOT)})"
         )
-    body = path.read_text().rstrip("\n")
-    body = body.replace("{{chapter}}", chapter).replace(
+    text = path.read_text()
+    if COPIED_FROM not in text:
+        raise SystemExit(f"{path.relative_to(ROOT)} lacks the line {COPIED_FROM!r}")
+    return text.split(COPIED_FROM, 1)[1].strip("\n")
+
+
+def render(name, nb, chapter):
+    text = body(name, chapter)
+    text = text.replace("{{chapter}}", chapter).replace(
         "{{torch_pin}}", pins()["torch"].split("==")[1]
     )
-    if "{{needed}}" in body:
-        body = body.replace("{{needed}}", needed(nb, chapter))
-    last = ast.parse(body).body[-1]
+    text = NEEDED_LINE.sub(lambda _: "NEEDED = " + needed(nb, chapter), text)
+    last = ast.parse(text).body[-1]
     gap = (
         "\n\n" if isinstance(last, (ast.FunctionDef, ast.ClassDef)) else ""
     )  # as ruff formats it
-    return f"{marker(name)}\n{body}\n{gap}{END.format(name=name)}"
+    return f"{marker(name)}\n{text}\n{gap}{END.format(name=name)}"
 
 
 def synced(text, nb, chapter):
@@ -157,18 +153,19 @@ def synced(text, nb, chapter):
 
 def problems_and_update(path):
     """(problems, new notebook or None when unchanged) for one chapter."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = load(path)
     chapter = path.stem
     cells = code_cells(nb)
     problems = []
     for index, name in enumerate(REQUIRED):
-        if index >= len(cells) or marker(name) not in source(cells[index]):
+        blocks = [] if index >= len(cells) else START.findall(cell_text(cells[index]))
+        if name not in blocks:
             problems.append(
                 f"code cell {index + 1} must hold the shared '{name}' block"
             )
     changed = False
     for cell in cells:
-        text = source(cell)
+        text = cell_text(cell)
         new = synced(text, nb, chapter)
         if new != text:
             cell["source"] = new.splitlines(keepends=True)
@@ -183,7 +180,7 @@ def main(argv):
     )
     failed = False
     for path in paths:
-        if path.stem in EXEMPT:
+        if path.stem in NO_SHARED_CELLS:
             continue
         problems, nb = problems_and_update(path)
         for problem in problems:
@@ -196,10 +193,7 @@ def main(argv):
                 )
                 failed = True
             else:
-                path.write_text(
-                    json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8",
-                )
+                save(nb, path)
                 print("synced", path.relative_to(ROOT))
     return 1 if failed else 0
 

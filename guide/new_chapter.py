@@ -1,7 +1,7 @@
 """Start a chapter from templates/chapter.ipynb, with its table-of-contents and question-map entries.
 
 Usage (or `make chapter NAME=... TITLE=... IDS=... TOPIC=... LEVEL=...`):
-    python scripts/new_chapter.py NAME --title "How do ...?" --ids "EX-1 EX-16" \\
+    python -m guide.new_chapter NAME --title "How do ...?" --ids "EX-1 EX-16" \\
         --topic Training --level Intermediate
 
 Writes chapters/NAME.ipynb with the shared cells filled in, adds it to its topic's part in
@@ -11,16 +11,12 @@ questions.yml (they must be `pending` there).
 
 import argparse
 import re
-import sys
-from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "_ext"))
-sys.path.insert(0, str(ROOT / "scripts"))
-from book_pages import LEVELS, TOPICS, read_chapter  # noqa: E402
-from sync_cells import main as sync  # noqa: E402
+from guide.book import LEVELS, ROOT, TOPICS
+from guide.chapter import read_chapter
+from guide.sync import main as sync
 
 
 def toc_with(name, topic, level):

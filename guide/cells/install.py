@@ -1,3 +1,8 @@
+"""The install block: the first code cell of every chapter (tagged remove-cell), for Colab
+or any fresh Jupyter. Written into each chapter by `make sync`, which fills in the pinned torch
+version and the line `NEEDED = {}`."""
+
+# ---- copied into the chapters from here ----
 # For Colab or any fresh Jupyter: checks torch, installs only what this chapter lacks.
 # NEEDED is written by `make sync` from the chapter's imports and requirements.txt.
 import importlib.metadata
@@ -6,7 +11,7 @@ import subprocess
 import sys
 
 BOOK_TORCH = "{{torch_pin}}"
-NEEDED = {{needed}}
+NEEDED = {}
 if importlib.util.find_spec("torch") is None:
     raise ModuleNotFoundError(
         f"This chapter needs PyTorch: pip install torch=={BOOK_TORCH} (the version"

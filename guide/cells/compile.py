@@ -1,3 +1,12 @@
+"""The compile block, for chapters that compile with Inductor. In a chapter it runs after the
+setup block, whose names it uses; as a module it imports them from there."""
+
+import time  # noqa: F401 (in a chapter: the setup cell's)
+
+from guide.cells.setup import device, sync  # noqa: F401 (in a chapter: the setup cell's)
+
+# isort: split
+# ---- copied into the chapters from here ----
 # For chapters that compile with Inductor, torch.compile's default backend: whether this
 # machine can build kernels (a missing compiler gives a reason, not a traceback); a new,
 # empty cache folder, so that the chapter's first compile is cold on every run; and a

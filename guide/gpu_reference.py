@@ -1,6 +1,6 @@
 """Turn a run of the chapters on a GPU machine into the book's GPU reference data.
 
-Usage: python scripts/gpu_reference.py OUT.json MACHINE.txt SOURCE EXECUTED_DIR [EXECUTED_DIR ...]
+Usage: python -m guide.gpu_reference OUT.json MACHINE.txt SOURCE EXECUTED_DIR [EXECUTED_DIR ...]
 
 SOURCE says which version of the chapters ran (a commit, and any work in progress).
 

@@ -1,6 +1,6 @@
 """Clear outputs, execution counts and per-machine metadata from notebooks.
 
-Usage: python scripts/strip_notebooks.py [NOTEBOOK ...]   (default: every notebook in chapters/)
+Usage: python -m guide.strip [NOTEBOOK ...]   (default: every notebook in chapters/)
 Keeps only cell tags, myst-nb's figure and image options, and the python3 kernelspec, so
 diffs show content alone.
 """
@@ -8,6 +8,8 @@ diffs show content alone.
 import json
 import sys
 from pathlib import Path
+
+from guide.book import notebooks
 
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -31,11 +33,11 @@ def strip(path: Path) -> bool:
     return False
 
 
-if __name__ == "__main__":
-    root = Path(__file__).resolve().parent.parent
-    paths = [Path(p) for p in sys.argv[1:]] or sorted(
-        (root / "chapters").glob("*.ipynb")
-    )
-    for p in paths:
+def main(argv):
+    for p in [Path(a) for a in argv] or notebooks():
         if strip(p):
             print("stripped", p)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,3 +1,8 @@
+"""The setup block: the second code cell of every chapter. Written into each chapter by
+`make sync`, which fills in the chapter's name; imported as a module by the helpers' unit
+tests (tests/test_shared_cells.py)."""
+
+# ---- copied into the chapters from here ----
 # The book's setup: the device, chosen once, the hardware line, and the helpers the
 # chapters share: glue, sync, expect_error, time_interleaved, wall_times, spread,
 # paired_ratios, median_band, compare, against_prediction and show_table.

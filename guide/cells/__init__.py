@@ -1,0 +1,1 @@
+"""The shared cells: see guide/sync.py."""

@@ -1,0 +1,237 @@
+"""The generated pages: each directive writes MyST from the book's own sources and parses it
+in place, and the page is rebuilt when a source it reads changes.
+
+- ``question-map``: questions.yml grouped by topic in study order, one anchor per ID.
+- ``cheat-sheet``: each chapter's one-sentence answer and "say this" bullets, by topic.
+- ``drill``: every Check-yourself question in the book, solutions collapsed, by topic.
+- ``chapter-index`` and ``study-path``: the chapters in study order with level and reading time.
+- ``gpu-reference``: what the chapters measured when run on a GPU machine (reference/*.json,
+  written by ``python -m guide.gpu_reference`` from such a run).
+
+The study order is the table of contents: its numbered parts are the topics, and within a
+part the chapters run from Basic to Advanced (tests/test_structure.py checks both).
+"""
+
+import ast
+import json
+from pathlib import Path
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+
+from guide.book import load_map, toc_notebooks
+from guide.chapter import parts
+
+
+def question_anchor(qid):
+    return "q-" + qid.lower()
+
+
+class _GeneratedMarkdown(SphinxDirective):
+    """Base: subclasses return MyST lines; they are parsed (headings allowed) in place."""
+
+    has_content = False
+
+    def lines(self):
+        raise NotImplementedError
+
+    @property
+    def root(self):
+        """The book being built: its toc, questions.yml and chapters."""
+        return Path(self.env.srcdir)
+
+    def study_parts(self):
+        """The toc's parts; the page is rebuilt when a chapter or the toc changes."""
+        for _, path in toc_notebooks(self.root):
+            self.env.note_dependency(str(path))
+        return parts(self.root)
+
+    def run(self):
+        self.env.note_dependency(str(self.root / "questions.yml"))
+        self.env.note_dependency(str(self.root / "_toc.yml"))
+        container = nodes.container(classes=[self.name])
+        text = StringList(self.lines(), source=self.get_source_info()[0])
+        self.state.nested_parse(text, self.content_offset, container, match_titles=True)
+        return container.children
+
+
+def escape_cell(text):
+    return text.replace("|", "\\|")
+
+
+class QuestionMap(_GeneratedMarkdown):
+    def lines(self):
+        qmap = load_map(self.root)
+        by_chapter = {}
+        for q in qmap["questions"]:
+            by_chapter.setdefault(q["chapter"], []).append(q)
+        out = []
+        for caption, chapters in self.study_parts():
+            out += [
+                f"## {caption}",
+                "",
+                "| ID | Question | Answered in |",
+                "|---|---|---|",
+            ]
+            for name, _info in chapters:
+                for q in by_chapter.get(name, []):
+                    qid = f'<span id="{question_anchor(q["id"])}" class="qid">{q["id"]}</span>'
+                    out.append(
+                        f"| {qid} | {escape_cell(q['question'])} | {{doc}}`{name}` |"
+                    )
+            out.append("")
+        pending = by_chapter.get("pending", [])
+        if pending:
+            out += [
+                "## Pending",
+                "",
+                "| ID | Question | Answered in |",
+                "|---|---|---|",
+            ]
+            for q in pending:
+                qid = f'<span id="{question_anchor(q["id"])}" class="qid">{q["id"]}</span>'
+                out.append(f"| {qid} | {escape_cell(q['question'])} | *pending* |")
+            out.append("")
+        out.append(
+            "Sources: "
+            + "; ".join(f"**{k}** {v}" for k, v in qmap["sources"].items())
+            + "."
+        )
+        return out
+
+
+class CheatSheet(_GeneratedMarkdown):
+    def lines(self):
+        out = []
+        for caption, chapters in self.study_parts():
+            out += [f"## {caption}", ""]
+            for name, info in chapters:
+                out += [f"### {info['title']}", "", f"**{info['sentence']}**", ""]
+                out += [f"- {bullet}" for bullet in info["bullets"]]
+                out += ["", f"{{doc}}`The proof <{name}>` · {info['answers']}", ""]
+        return out
+
+
+class Drill(_GeneratedMarkdown):
+    def lines(self):
+        out = []
+        for caption, chapters in self.study_parts():
+            out += [f"## {caption}", ""]
+            for name, info in chapters:
+                out += [f"### {info['title']}", ""]
+                for _label, question, answer in info["exercises"]:
+                    out += [
+                        "````{div} drill-item",
+                        question,
+                        "",
+                        "```{admonition} Answer",
+                        ":class: dropdown",
+                        "",
+                    ]
+                    out += [
+                        answer or f"See the chapter {{doc}}`{name}`.",
+                        "```",
+                        "````",
+                        "",
+                    ]
+                out += [f"In the chapter: {{doc}}`{name}`.", ""]
+        return out
+
+
+class ChapterIndex(_GeneratedMarkdown):
+    def lines(self):
+        out = []
+        for caption, chapters in self.study_parts():
+            out += [f"## {caption}", ""]
+            for name, info in chapters:
+                out.append(
+                    f"1. {{doc}}`{name}` · {info['level']} · {info['minutes']} min · {info['answers']}"
+                )
+            out.append("")
+        return out
+
+
+class StudyPath(_GeneratedMarkdown):
+    def lines(self):
+        rows = ["| | Chapter | Level | Reading time |", "|---|---|---|---|"]
+        number = 0
+        total = 0
+        for caption, chapters in self.study_parts():
+            rows.append(f"| | **{caption}** | | |")
+            for name, info in chapters:
+                number += 1
+                total += info["minutes"]
+                rows.append(
+                    f"| {number} | {{doc}}`{name}` | {info['level']} | {info['minutes']} min |"
+                )
+        hours = total / 60
+        return rows + [
+            "",
+            f"In all about {hours:.0f} hours of reading, before running anything yourself.",
+        ]
+
+
+def shown_value(text):
+    """A glued value's repr as a reader wants it: strings unquoted, floats to 4 figures."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text  # not a literal (an object's repr): show it as it is
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+class GpuReference(_GeneratedMarkdown):
+    def lines(self):
+        out = []
+        for path in sorted((self.root / "reference").glob("*.json")):
+            self.env.note_dependency(str(path))
+            ref = json.loads(path.read_text(encoding="utf-8"))
+            when, gpu, software = ref["machine"][:3]
+            out += [f"## {gpu.split(',')[0]}, {when[:10]}", ""]
+            out += [
+                f"Run started {when}: {gpu}; {software}; chapters from `{path.name}`.",
+                "",
+            ]
+            for _caption, chapters in self.study_parts():
+                for name, info in chapters:
+                    result = ref["chapters"].get(name)
+                    if result is None:
+                        continue
+                    outcome = (
+                        "passed"
+                        if result["status"] == "passed"
+                        else f"failed: `{result['error']}`"
+                    )
+                    out += [
+                        f"### {info['title']}",
+                        "",
+                        f"{{doc}}`{name}` · {outcome} · {result['seconds']} s",
+                        "",
+                    ]
+                    values = {
+                        k: v
+                        for k, v in result["glued"].items()
+                        if not k.endswith("_hardware")
+                    }
+                    if values:
+                        out += ["| value | on this GPU machine |", "|---|---|"]
+                        for key, text in sorted(values.items()):
+                            shown = escape_cell(shown_value(text).replace("\n", " "))
+                            out.append(
+                                f"| `{key.removeprefix(name + '_')}` | {shown} |"
+                            )
+                        out.append("")
+        return out or ["No GPU reference run is stored in `reference/` yet."]
+
+
+DIRECTIVES = {
+    "question-map": QuestionMap,
+    "cheat-sheet": CheatSheet,
+    "drill": Drill,
+    "chapter-index": ChapterIndex,
+    "study-path": StudyPath,
+    "gpu-reference": GpuReference,
+}
