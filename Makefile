@@ -45,7 +45,7 @@ check: install
 	$(BIN)/python -m pytest -m "not slow" tests
 
 test: check
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m slow
 
 # JupyterLab on the chapters, from the book's environment; it prints the URL to open.
 # (Jupyter refuses to run as root without --allow-root; containers and CI often are root.)

@@ -52,6 +52,7 @@ def pytest_unconfigure(config):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items):
     """Every executed notebook cell is slow: `make check` (-m "not slow") leaves them out."""
     for item in items:

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from guide.book import ROOT
+from guide.book import ROOT, pins
 from guide.plain_notebooks import plain_notebook
 
 PREREQUISITES = ROOT / "scripts" / "check_prerequisites.py"
@@ -24,12 +24,7 @@ def run(cmd, **kwargs):
 
 
 def pinned(name):
-    line = next(
-        line
-        for line in (ROOT / "requirements.txt").read_text().splitlines()
-        if line.startswith(f"{name}==")
-    )
-    return line.split("#")[0].strip()
+    return pins()[name.lower()]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,3 +99,50 @@ def test_a_wide_interval_that_excludes_the_prediction_still_disagrees(helpers):
     # variable_length_sequences' case: 0.46x to 0.66x measured, 0.30x predicted
     ratios = [0.46, 0.5, 0.55, 0.6, 0.66, 0.52]
     assert helpers["against_prediction"](ratios, 0.30, "packed")[0] == "disagrees"
+
+
+def test_expect_error_passes_only_for_the_named_error_with_every_fragment(helpers):
+    expect_error = helpers["expect_error"]
+    with expect_error(ValueError, "bad", "shape") as caught:
+        raise ValueError("a bad shape")
+    assert isinstance(caught.error, ValueError)
+    with pytest.raises(AssertionError, match="raised nothing"):
+        with expect_error(ValueError):
+            pass
+    with pytest.raises(AssertionError, match="lacks"):
+        with expect_error(ValueError, "dtype"):
+            raise ValueError("a bad shape")
+    with pytest.raises(KeyError):  # another error is not caught
+        with expect_error(ValueError):
+            raise KeyError("x")
+
+
+def test_spread_is_the_quartiles_of_eight_or_more_and_the_range_below(helpers):
+    spread = helpers["spread"]
+    assert spread([3.0, 1.0, 2.0]) == (1.0, 3.0)
+    low, high = spread(list(range(1, 10)))
+    assert 1 < low < 5 < high < 9
+
+
+def chapter_importing(code):
+    cells = [
+        "# ---- shared: install · x ----\nNEEDED = {}\n# ---- end shared: install ----",
+        "# ---- shared: setup · x ----\n# ---- end shared: setup ----",
+        code,
+    ]
+    return {"cells": [{"cell_type": "code", "source": c} for c in cells]}
+
+
+def test_the_install_block_lists_the_pinned_third_party_modules_a_chapter_imports():
+    from guide.book import pins
+    from guide.sync import needed
+
+    text = needed(chapter_importing("import numpy as np\nimport json"), "probe")
+    assert f'"numpy": "{pins()["numpy"]}"' in text and "json" not in text
+    assert '"matplotlib"' in text  # the setup block imports it
+    with pytest.raises(SystemExit, match="does not know"):
+        needed(chapter_importing("import pandas"), "probe")
+    # a module the chapter writes itself (%%writefile model.py) is not installed
+    written = chapter_importing("import mymodel")
+    written["cells"].append({"cell_type": "code", "source": "%%writefile mymodel.py\n"})
+    assert "mymodel" not in needed(written, "probe")
