@@ -28,6 +28,11 @@ FRONT_AND_BACK_MATTER = {
     "drill",
     "gpu_reference",
 }
+# A "Going deeper" page (NAME_deeper.ipynb) holds what chapter NAME needs beyond its answer
+# and core proof; the toc lists it as a section under NAME.
+DEEPER_SUFFIX = "_deeper"
+# A page is read in one sitting: at most this many words of prose (its Markdown cells).
+PROSE_WORD_BUDGET = 3000
 # Back matter that reports the build machine with its own cell instead of the shared ones.
 NO_SHARED_CELLS = {"status"}
 # A chapter's time budget: seconds of execution in the book build on the 2-core CI machine
@@ -102,5 +107,16 @@ def pinned_version(name, root=ROOT):
     return pins(root)[name.lower()].split("==", 1)[1]
 
 
-def is_question_chapter(path):
-    return Path(path).stem not in FRONT_AND_BACK_MATTER
+def page_kind(name):
+    """'matter' (front or back matter), 'deeper' (a Going deeper page under a chapter,
+    NAME_deeper for chapter NAME) or 'question' (a chapter that answers question IDs)."""
+    if name in FRONT_AND_BACK_MATTER:
+        return "matter"
+    if name.endswith(DEEPER_SUFFIX):
+        return "deeper"
+    return "question"
+
+
+def deeper_page_of(name):
+    """The Going deeper page's name for chapter `name`."""
+    return name + DEEPER_SUFFIX
