@@ -12,9 +12,10 @@ The reference page (chapters/gpu_reference.md) renders the file.
 """
 
 import json
-import re
 import sys
 from pathlib import Path
+
+from guide.notebook import ANSI
 
 
 def glued_values(nb):
@@ -37,7 +38,7 @@ def main(out, machine, source, *folders):
         reference["torch"], reference["device"] = summary["torch"], summary["device"]
         for name, result in summary["chapters"].items():
             nb = json.loads((folder / f"{name}.ipynb").read_text())
-            status = re.sub(r"\x1b\[[0-9;]*m", "", result["status"]).split("\n")[0]
+            status = ANSI.sub("", result["status"]).split("\n")[0]
             reference["chapters"][name] = {
                 "status": "passed" if status == "passed" else "failed",
                 "error": None if status == "passed" else status[:300],

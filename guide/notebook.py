@@ -20,6 +20,9 @@ FENCE = re.compile(
     re.M | re.S,
 )
 
+# Terminal colour codes, as tracebacks and some tools print them.
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
 
 def load(path):
     return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 
 from guide.book import ROOT, pins
+from guide.notebook import ANSI
 from guide.plain_notebooks import plain_notebook
 
 PREREQUISITES = ROOT / "scripts" / "check_prerequisites.py"
@@ -83,7 +84,7 @@ def test_torch_cpu_installs_from_pytorchs_cpu_index():
 
 def test_jupyterlab_myst_is_enabled_and_compatible():
     result = run([str(ROOT / ".venv" / "bin" / "jupyter"), "labextension", "list"])
-    text = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
+    text = ANSI.sub("", result.stdout + result.stderr)
     line = next((line for line in text.splitlines() if "jupyterlab-myst" in line), "")
     assert "enabled" in line and "OK" in line, f"jupyterlab-myst is not usable:\n{text}"
     assert "not compatible" not in text, text
