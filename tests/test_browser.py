@@ -279,3 +279,46 @@ def test_dark_mode_switches_the_theme_and_screenshots_are_written(page, base_url
         assert (
             SCREENSHOTS / f"{SCREENSHOT_CHAPTER}-{name}.png"
         ).stat().st_size > 10_000
+
+
+def test_the_menu_buttons_open_the_chapter_list_and_the_page_contents(
+    browser, base_url
+):
+    """On a phone, the header's two buttons open the sidebars as dialogs; on a desktop the
+    chapter-list button collapses the sidebar."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    try:
+        for toggle, dialog in [
+            ("primary-toggle", "pst-primary-sidebar-modal"),
+            ("secondary-toggle", "pst-secondary-sidebar-modal"),
+        ]:
+            page.goto(
+                f"{base_url}/chapters/{SCREENSHOT_CHAPTER}.html", wait_until="load"
+            )
+            button = page.locator(f".bd-header-article .{toggle}:visible").first
+            button.tap()
+            opened = page.evaluate(f"document.getElementById('{dialog}').open")
+            assert opened, (
+                f"tapping the visible .{toggle} at 390 px leaves #{dialog} closed"
+            )
+            links = page.locator(f"#{dialog} a:visible").count()
+            assert links > 0, f"#{dialog} opened empty"
+    finally:
+        context.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/chapters/{SCREENSHOT_CHAPTER}.html", wait_until="load")
+        sidebar = page.locator("#pst-primary-sidebar")
+        assert sidebar.is_visible()
+        page.locator(".bd-header-article .primary-toggle:visible").first.click()
+        page.wait_for_timeout(300)
+        hidden = page.evaluate(
+            "document.getElementById('pst-primary-sidebar').classList.contains('pst-sidebar-hidden')"
+        )
+        assert hidden, "the desktop menu button does not collapse the chapter list"
+    finally:
+        context.close()

@@ -16,4 +16,5 @@ def setup(app):
     app.connect("doctree-read", furniture.link_answer_ids)
     app.connect("build-finished", furniture.build_plain_notebooks)
     app.add_js_file("whole-word-highlight.js")
+    app.add_js_file("menu-buttons.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
