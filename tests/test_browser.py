@@ -101,7 +101,19 @@ def page(browser, base_url):
     context.close()
 
 
-def test_every_page_loads_without_errors_and_with_its_images(page, base_url):
+RAW_TEX_JS = """async () => {
+  if (window.MathJax && MathJax.startup) await MathJax.startup.promise;
+  return Array.from(document.querySelectorAll('.math'))
+    .filter(el => !el.querySelector('mjx-container'))
+    .map(el => el.textContent.slice(0, 60));
+}"""
+
+
+def test_every_page_loads_offline_with_its_images_and_formulas(page, base_url):
+    """Every page loads with no console error and every image; the site asks no other host
+    for anything (MathJax included), so offline, behind a firewall or in print every formula
+    renders, none left as raw TeX."""
+    formulas = 0
     for entry in toc_files():
         page.problems.clear()
         response = page.goto(f"{base_url}/{entry}.html", wait_until="load")
@@ -110,9 +122,15 @@ def test_every_page_loads_without_errors_and_with_its_images(page, base_url):
             "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
         )
         assert not broken, f"{entry}: images that did not load: {broken}"
+        raw = page.evaluate(RAW_TEX_JS)
+        assert not raw, f"{entry}: formulas left as raw TeX: {raw[:3]}"
+        formulas += page.locator("mjx-container").count()
         assert not page.problems, f"{entry}: " + "; ".join(page.problems)
-    if page.external:
-        print("external requests refused (offline test):", sorted(set(page.external)))
+    assert not page.external, (
+        "the site asked other hosts for (refused here, as offline):"
+        f" {sorted(set(page.external))[:10]}"
+    )
+    assert formulas > 50, f"only {formulas} rendered formulas in the whole book"
 
 
 # Terms readers type, and the chapter whose step explains each: the search must land there,
