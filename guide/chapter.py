@@ -98,3 +98,43 @@ def parts(root=ROOT):
             ]
             out.append((part["caption"], chapters))
     return out
+
+
+# Study plans by the time a reader has: (name, sessions, minutes a session, levels read).
+PLANS = [
+    ("One evening", 1, 180, ("Basic",)),
+    ("Three evenings", 3, 180, ("Basic", "Intermediate")),
+    ("Two weeks", 14, 120, ("Basic", "Intermediate", "Advanced")),
+]
+
+
+def cheat_sheet_minutes(chapters):
+    """Minutes to read every chapter's sentence and bullets (the cheat sheet)."""
+    words = sum(
+        len((info["sentence"] or "").split())
+        + sum(len(b.split()) for b in info["bullets"])
+        for _, info in chapters
+    )
+    return max(5, math.ceil(words / WORDS_PER_MINUTE))
+
+
+def study_plan(chapters, sessions, minutes, levels, first=0):
+    """Chapters of the given levels, in study order, packed into `sessions` sessions of
+    `minutes` each (the first already holds `first` minutes): a list of sessions, each a list
+    of (name, minutes), and the chapters that did not fit."""
+    plan, left_out, used = [[]], [], first
+    for name, info in chapters:
+        if info["level"] not in levels:
+            continue
+        if used + info["minutes"] > minutes and plan[-1]:
+            if len(plan) == sessions:
+                left_out.append(name)
+                continue
+            plan.append([])
+            used = 0
+        if used + info["minutes"] > minutes and len(plan) == sessions and not plan[-1]:
+            left_out.append(name)
+            continue
+        plan[-1].append((name, info["minutes"]))
+        used += info["minutes"]
+    return plan, left_out

@@ -19,7 +19,7 @@ CHAPTERS = [  # name, title, IDs, topic, level
     ("beta", "When is beta faster?", "EX-2 · DS-1", "Training", "Intermediate"),
 ]
 PAGES = {
-    "intro": "# Fixture book\n\nTwo chapters and the generated pages.\n",
+    "intro": "# Fixture book\n\nTwo chapters.\n\n```{study-plans}\n```\n",
     "question_map": "# Question map\n\n```{question-map}\n```\n",
     "cheat_sheet": "# Cheat sheet\n\n```{cheat-sheet}\n```\n",
     "drill": "# Drill\n\n```{drill}\n```\n",
@@ -167,3 +167,28 @@ def test_plain_notebooks_are_written_and_the_buttons_serve_them(html):
     text = "".join(cell_text(c) for c in plain["cells"])
     assert "{exercise}" not in text and "**Exercise.**" in text
     assert "notebooks/alpha.ipynb" in page(html, "alpha")
+
+
+def test_the_landing_page_offers_plans_built_from_levels_and_reading_times(html):
+    text = (html / "chapters" / "intro.html").read_text(encoding="utf-8")
+    for plan in ("One evening", "Three evenings", "Two weeks"):
+        assert plan in text
+    one_evening = text[text.index("One evening") : text.index("Three evenings")]
+    assert 'href="alpha.html"' in one_evening  # the Basic chapter
+    assert 'href="beta.html"' not in one_evening  # the Intermediate one waits
+    assert "cheat_sheet.html" in one_evening
+
+
+def test_a_plan_packs_chapters_in_study_order_and_names_what_does_not_fit():
+    from guide.chapter import study_plan
+
+    chapters = [
+        (n, {"level": lv, "minutes": m})
+        for n, lv, m in [("a", "Basic", 50), ("b", "Basic", 60), ("c", "Advanced", 10)]
+    ]
+    assert study_plan(chapters, 1, 120, ("Basic",), first=20) == (
+        [[("a", 50)]],
+        ["b"],
+    )
+    plan, left = study_plan(chapters, 2, 70, ("Basic", "Advanced"))
+    assert plan == [[("a", 50)], [("b", 60), ("c", 10)]] and left == []

@@ -21,7 +21,7 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
 from guide.book import load_map, toc_notebooks
-from guide.chapter import parts
+from guide.chapter import PLANS, cheat_sheet_minutes, parts, study_plan
 
 
 def question_anchor(qid):
@@ -172,6 +172,50 @@ class StudyPath(_GeneratedMarkdown):
         ]
 
 
+class StudyPlans(_GeneratedMarkdown):
+    """Plans by the time a reader has, from the chapters' levels and reading times: the
+    sessions each holds, in study order; a long plan's sessions are folded."""
+
+    def lines(self):
+        chapters = [c for _, part in self.study_parts() for c in part]
+        cheat = cheat_sheet_minutes(chapters)
+        out = []
+        for plan_name, sessions, minutes, levels in PLANS:
+            plan, left_out = study_plan(
+                chapters, sessions, minutes, levels, first=cheat
+            )
+            read = cheat + sum(m for session in plan for _, m in session)
+            kinds = ", ".join(level.lower() for level in levels)
+            each = (
+                f"{sessions} {'evenings' if minutes >= 180 else 'days'} of"
+                if sessions > 1
+                else ""
+            )
+            drill = ", then the {doc}`drill <drill>`" if sessions > 1 else ""
+            out += [
+                f"**{plan_name}** ({each or 'about'} {minutes / 60:g} hours{' each' if each else ''}):"
+                f" the {{doc}}`cheat sheet <cheat_sheet>`, then the {kinds} chapters in study"
+                f" order{drill}; {read // 60} h {read % 60:02d} min of reading.",
+                "",
+            ]
+            word = "Evening" if minutes >= 180 else "Day"
+            rows = [
+                (f"{word} {i}: " if sessions > 1 else "")
+                + ", ".join(f"{{doc}}`{name}`" for name, _ in session)
+                for i, session in enumerate(plan, 1)
+            ]
+            if left_out:
+                rows.append(
+                    "With more time: " + ", ".join(f"{{doc}}`{n}`" for n in left_out)
+                )
+            if sessions > 3:
+                out += [f"````{{dropdown}} {plan_name}, session by session", ""]
+            out += [f"- {row}" for row in rows] + [""]
+            if sessions > 3:
+                out += ["````", ""]
+        return out
+
+
 def shown_value(text):
     """A glued value's repr as a reader wants it: strings unquoted, floats to 4 figures."""
     try:
@@ -233,5 +277,6 @@ DIRECTIVES = {
     "drill": Drill,
     "chapter-index": ChapterIndex,
     "study-path": StudyPath,
+    "study-plans": StudyPlans,
     "gpu-reference": GpuReference,
 }
