@@ -425,20 +425,15 @@ def test_the_cell_length_check_can_fail():
 # material its own chapters and Going deeper pages. The list only shrinks: a page that
 # comes within the budget fails until it is taken off.
 OVER_THE_BUDGET_FOR_NOW = {
-    "attention_and_fine_tuning",
     "autograd",
     "custom_layers",
     "data_loading",
     "debugging_training",
-    "initialization_and_normalization",
-    "losses_and_logits",
     "measuring",
     "memory_and_precision",
     "model_parallelism",
-    "optimizers_and_schedules",
     "profiling",
     "saving_and_loading",
-    "tensors_in_memory",
     "torch_compile",
     "trainers_and_ecosystem",
     "training_loop",
