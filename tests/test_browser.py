@@ -144,8 +144,8 @@ SEARCH_TERMS = {
     "weights_only": "saving_and_loading",
     "DataParallel": "model_parallelism",
     "CUDA out of memory": "memory_and_precision",
-    "view": "tensors_in_memory",
-    "CrossEntropyLoss": "losses_and_logits",
+    "view": "views_and_strides",
+    "CrossEntropyLoss": "cross_entropy_and_logits",
     "torch.compile": "torch_compile",
     "PackedSequence": "variable_length_sequences",
 }

@@ -88,6 +88,28 @@ def test_each_chapter_executes_within_the_time_budget(pages):
     assert not over, f"over the {CHAPTER_BUDGET_S} s budget (seconds): {over}"
 
 
+def next_page(page_html):
+    match = re.search(r'class="right-next"\s+href="([^"]+)"', page_html)
+    return match and match.group(1)
+
+
+def test_next_on_the_landing_page_opens_chapter_one(pages):
+    first = toc_files()[1]  # the first chapter after the landing page
+    assert first.removeprefix("chapters/") == "what_is_pytorch", (
+        f"the toc puts {first} between the landing page and chapter 1"
+    )
+    assert next_page(pages["chapters/intro"].read_text(encoding="utf-8")) == (
+        "what_is_pytorch.html"
+    )
+
+
+def test_the_next_link_check_can_fail():
+    html_text = (
+        '<a class="right-next"\n       href="running.html"\n       title="next">'
+    )
+    assert next_page(html_text) == "running.html"
+
+
 def test_question_map_page_links_every_answering_chapter(pages, qmap):
     text = pages["chapters/question_map"].read_text(encoding="utf-8")
     for q in qmap["questions"]:
