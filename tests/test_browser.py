@@ -143,7 +143,7 @@ SEARCH_TERMS = {
     "state_dict": "saving_and_loading",
     "weights_only": "saving_and_loading",
     "DataParallel": "model_parallelism",
-    "CUDA out of memory": "memory_and_precision",
+    "CUDA out of memory": "out_of_memory",
     "view": "views_and_strides",
     "CrossEntropyLoss": "cross_entropy_and_logits",
     "torch.compile": "torch_compile",
