@@ -340,3 +340,31 @@ def test_the_menu_buttons_open_the_chapter_list_and_the_page_contents(
         assert hidden, "the desktop menu button does not collapse the chapter list"
     finally:
         context.close()
+
+
+def test_the_drill_shows_all_answers_or_one_topic_and_prints_compactly(page, base_url):
+    page.goto(f"{base_url}/chapters/drill.html", wait_until="load")
+    folded = "document.querySelectorAll('.drill-item .admonition.toggle-hidden').length"
+    items = page.locator(".drill-item").count()
+    assert items > 50 and page.evaluate(folded) == items, "answers start folded"
+    page.get_by_role("button", name="Show all answers").click()
+    assert page.evaluate(folded) == 0, "Show all answers left some folded"
+    page.get_by_role("button", name="Hide all answers").click()
+    assert page.evaluate(folded) == items
+    page.get_by_label("Topic").select_option("Training")
+    shown = page.evaluate(
+        """() => Array.from(document.querySelectorAll('article section > h2'))
+             .filter(h => h.offsetParent !== null).map(h => h.textContent.replace('#', '').trim())"""
+    )
+    assert shown == ["Training"], f"one topic at a time, not {shown}"
+    page.get_by_label("Topic").select_option("All topics")
+    page.emulate_media(media="print")
+    pdf = page.pdf(
+        format="A4",
+        margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"},
+    )
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "drill.pdf").write_bytes(pdf)
+    print(f"the drill prints on {pages} A4 pages")
+    assert pages <= 16, f"the drill prints on {pages} A4 pages, answers shown"

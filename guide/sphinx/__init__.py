@@ -17,4 +17,5 @@ def setup(app):
     app.connect("build-finished", furniture.build_plain_notebooks)
     app.add_js_file("whole-word-highlight.js")
     app.add_js_file("menu-buttons.js")
+    app.add_js_file("drill-controls.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
