@@ -200,7 +200,9 @@ def test_plain_notebooks_hold_no_myst_markup(site):
                 )
 
 
-LOCAL_NOTEBOOK_LINK = re.compile(r"\]\(([^)#\s/:]+\.ipynb)")
+LOCAL_NOTEBOOK_LINK = re.compile(
+    r"\]\((?:https://colab\.research\.google\.com/github/[^)\s]*/notebooks/)?([^)#\s/:]+\.ipynb)"
+)
 
 
 def test_plain_notebooks_link_only_to_copies_served_beside_them(site):
@@ -213,6 +215,25 @@ def test_plain_notebooks_link_only_to_copies_served_beside_them(site):
                     assert (folder / target).exists(), (
                         f"{plain.stem} links to {target}, which is not served"
                     )
+
+
+def test_plain_notebooks_read_as_sentences_with_the_shared_cells_collapsed(site):
+    """The prose carries the values this build measured, not placeholders; the first two code
+    cells are collapsed under a line that says what they are."""
+    for path in notebooks():
+        nb = load(site / "notebooks" / path.name)
+        prose = "\n".join(
+            cell_text(c) for c in nb["cells"] if c["cell_type"] == "markdown"
+        )
+        left = re.findall(r"\*\*\[(\w+)\]\*\*", prose)
+        assert not left, (
+            f"{path.stem}: glued values without their measured number: {left[:5]}"
+        )
+        shared = [c for c in nb["cells"] if c["cell_type"] == "code"][:2]
+        if path.stem != "status":
+            for cell in shared:
+                assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True
+                assert cell_text(cell).startswith("#@title ")
 
 
 def test_the_plain_notebook_check_can_fail():

@@ -80,10 +80,7 @@ def serve_plain_notebooks(app, pagename, templatename, context, doctree):
         "chapters/"
     ):
         return
-    repo = app.config.html_theme_options.get("repository_url", "").removeprefix(
-        "https://github.com/"
-    )
-    branch = app.config.book_site_branch
+    folder = colab_folder(app)
 
     def visit(buttons):
         for button in buttons:
@@ -96,19 +93,35 @@ def serve_plain_notebooks(app, pagename, templatename, context, doctree):
                 button["tooltip"] = (
                     "Download the notebook (plain Jupyter: runs on Colab or locally)"
                 )
-            elif button.get("text") == "Colab" and repo:
-                button["url"] = (
-                    f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/{name}.ipynb"
-                )
+            elif button.get("text") == "Colab" and folder:
+                button["url"] = f"{folder}{name}.ipynb"
             visit(button.get("buttons", []))
 
     visit(context.get("header_buttons", []))
 
 
+def colab_folder(app):
+    """The Colab address of the site's notebooks/ folder, or None without a repository."""
+    repo = app.config.html_theme_options.get("repository_url", "").removeprefix(
+        "https://github.com/"
+    )
+    if not repo:
+        return None
+    branch = app.config.book_site_branch
+    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/"
+
+
 def build_plain_notebooks(app, exception):
+    """Write the plain copies, with the values this build glued (myst-nb writes each executed
+    page's glue data to jupyter_execute/DOCNAME.glue.json beside the build folder)."""
     if exception is None and app.builder.format == "html":
+        executed = Path(app.outdir).parent / "jupyter_execute"
+        pages = toc_notebooks(app.srcdir)
         write_plain_notebooks(
-            [p for _, p in toc_notebooks(app.srcdir)], Path(app.outdir) / "notebooks"
+            [path for _, path in pages],
+            Path(app.outdir) / "notebooks",
+            link_base=colab_folder(app),
+            glue_files={path: executed / f"{doc}.glue.json" for doc, path in pages},
         )
 
 
