@@ -15,7 +15,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book check test lab serve install sync lint format strip chapter clean
+.PHONY: book check test lab serve install sync lint format strip chapter clean gpu-kit
 
 install: $(STAMP)
 
@@ -80,6 +80,11 @@ strip:
 # make chapter NAME=losses TITLE="How ...?" IDS="EX-1 EX-16" TOPIC=Training LEVEL=Intermediate
 chapter: install
 	$(BIN)/python -m guide.new_chapter "$(NAME)" --title "$(TITLE)" --ids "$(IDS)" --topic "$(TOPIC)" --level "$(LEVEL)"
+
+# make gpu-kit [KIT=DIR]: the wheels and the runner for executing every chapter on a GPU
+# machine without the Jupyter stack (README: Running the chapters on a GPU machine).
+gpu-kit: install
+	scripts/gpu_kit.sh $(or $(KIT),_build/gpu-kit)
 
 clean:
 	rm -rf _build

@@ -3,6 +3,7 @@ execution off: the generated pages, the ID links, the plain notebooks and the Co
 without building (or executing) the real book."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -43,10 +44,14 @@ REFERENCE = {
     "chapters": {
         "alpha": {
             "status": "passed",
-            "error": None,
             "seconds": 12.5,
             "glued": {"alpha_ratio": "0.123456", "alpha_hardware": "'an H200'"},
-        }
+        },
+        "beta": {
+            "status": "AssertionError: beta lost its bet",
+            "seconds": 3.0,
+            "glued": {},
+        },
     },
 }
 
@@ -160,6 +165,8 @@ def test_gpu_reference_shows_the_runs_values_but_not_the_hardware_key(html):
     text = page(html, "gpu_reference")
     assert "NVIDIA H200" in text and "0.1235" in text  # a float shown to 4 figures
     assert "alpha_hardware" not in text and "<code" in text
+    words = re.sub(r"<[^>]+>", "", text)  # inline code puts each word in a span
+    assert "failed: AssertionError: beta lost its bet" in words  # with its error line
 
 
 def test_plain_notebooks_are_written_and_the_buttons_serve_them(html):

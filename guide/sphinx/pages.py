@@ -6,7 +6,7 @@ in place, and the page is rebuilt when a source it reads changes.
 - ``drill``: every Check-yourself question in the book, solutions collapsed, by topic.
 - ``chapter-index`` and ``study-path``: the chapters in study order with level and reading time.
 - ``gpu-reference``: what the chapters measured when run on a GPU machine (reference/*.json,
-  written by ``python -m guide.gpu_reference`` from such a run).
+  each written by ``python -m guide.gpu_run`` on such a machine).
 
 The study order is the table of contents: its numbered parts are the topics, and within a
 part the chapters run from Basic to Advanced (tests/test_structure.py checks both).
@@ -244,11 +244,8 @@ class GpuReference(_GeneratedMarkdown):
                     result = ref["chapters"].get(name)
                     if result is None:
                         continue
-                    outcome = (
-                        "passed"
-                        if result["status"] == "passed"
-                        else f"failed: `{result['error']}`"
-                    )
+                    status = result["status"]  # "passed", or the error's last line
+                    outcome = status if status == "passed" else f"failed: `{status}`"
                     out += [
                         f"### {info['title']}",
                         "",
