@@ -199,3 +199,10 @@ def test_a_plan_packs_chapters_in_study_order_and_names_what_does_not_fit():
     )
     plan, left = study_plan(chapters, 2, 70, ("Basic", "Advanced"))
     assert plan == [[("a", 50)], [("b", 60), ("c", 10)]] and left == []
+
+
+def test_the_cheat_sheet_names_the_book_its_build_date_and_jumps_to_each_topic(html):
+    text = page(html, "cheat_sheet")
+    assert re.search(r"The PyTorch Study Guide · cheat sheet built \d{4}-\d\d-\d\d", text)
+    for anchor in ("foundations", "training"):
+        assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text

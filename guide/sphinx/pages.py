@@ -13,7 +13,10 @@ part the chapters run from Basic to Advanced (tests/test_structure.py checks bot
 """
 
 import ast
+import datetime
 import json
+import os
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -22,6 +25,11 @@ from sphinx.util.docutils import SphinxDirective
 
 from guide.book import load_map, toc_notebooks
 from guide.chapter import PLANS, cheat_sheet_minutes, parts, study_plan
+
+
+def slug(heading):
+    """The anchor docutils gives a section titled `heading`."""
+    return re.sub(r"[^\w]+", "-", heading.lower()).strip("-")
 
 
 def question_anchor(qid):
@@ -101,10 +109,29 @@ class QuestionMap(_GeneratedMarkdown):
         return out
 
 
+def build_date():
+    """The build's date (UTC), or SOURCE_DATE_EPOCH's for a reproducible build."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = (
+        datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+        if epoch
+        else datetime.datetime.now(datetime.timezone.utc)
+    )
+    return when.strftime("%Y-%m-%d")
+
+
 class CheatSheet(_GeneratedMarkdown):
+    """Every chapter's sentence and bullets by topic, under a line that gives the book, the
+    build date and a jump list of the topics (printed too)."""
+
     def lines(self):
-        out = []
-        for caption, chapters in self.study_parts():
+        parts = self.study_parts()
+        jumps = " · ".join(f"[{caption}](#{slug(caption)})" for caption, _ in parts)
+        out = [
+            f"*The PyTorch Study Guide · cheat sheet built {build_date()} · {jumps}*",
+            "",
+        ]
+        for caption, chapters in parts:
             out += [f"## {caption}", ""]
             for name, info in chapters:
                 out += [f"### {info['title']}", "", f"**{info['sentence']}**", ""]
@@ -235,8 +262,10 @@ class GpuReference(_GeneratedMarkdown):
             ref = json.loads(path.read_text(encoding="utf-8"))
             when, gpu, software = ref["machine"][:3]
             out += [f"## {gpu.split(',')[0]}, {when[:10]}", ""]
+            jobs = ref.get("jobs")
+            at_once = f" {jobs} chapters ran at a time." if jobs else ""
             out += [
-                f"Run started {when}: {gpu}; {software}; chapters from `{path.name}`.",
+                f"Run started {when}: {gpu}; {software}; chapters from `{path.name}`.{at_once}",
                 "",
             ]
             for _caption, chapters in self.study_parts():
