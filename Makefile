@@ -40,12 +40,16 @@ book: install
 
 # `make check`: the static tier, in under a minute (lint, spelling, shared cells, structure,
 # code rules, the helpers' unit tests, a two-chapter fixture book). `make test` runs it first,
-# then everything: each chapter under nbval, the site build, the environments, the browser.
+# then the slow tests in two runs: the chapters under nbval and the environment reruns, two
+# kernels at a time (nothing they measure is published: a notebook's cells stay on one worker),
+# then the rest one at a time, the site build among them, which executes every chapter alone
+# so that its published timings have the machine to themselves.
 check: install
 	$(BIN)/python -m pytest -m "not slow" tests
 
 test: check
-	$(BIN)/python -m pytest -m slow
+	$(BIN)/python -m pytest -m slow -n 2 --dist loadfile chapters tests/test_environments.py
+	$(BIN)/python -m pytest -m slow tests --ignore=tests/test_environments.py
 
 # JupyterLab on the chapters, from the book's environment; it prints the URL to open.
 # (Jupyter refuses to run as root without --allow-root; containers and CI often are root.)
