@@ -484,3 +484,23 @@ def test_the_going_deeper_anatomy_can_fail():
     problems = anatomy_problems(nb, "autograd_deeper")
     assert "a Going deeper page is titled '# Going deeper: ...'" in problems
     assert "autograd_deeper answers no question and must not claim IDs" in problems
+
+
+def follow_up_count(path):
+    """The Check-yourself follow-ups of a chapter: its {exercise} items other than the
+    predict-the-output one."""
+    return len(
+        [e for e in read_chapter(path)["exercises"] if not e[0].endswith("predict")]
+    )
+
+
+def test_check_yourself_has_three_follow_ups_and_a_prediction(notebook):
+    if page_kind(notebook.stem) != "question":
+        pytest.skip(f"{notebook.stem} answers no question: no Check yourself")
+    labels = [e[0] for e in read_chapter(notebook)["exercises"]]
+    assert follow_up_count(notebook) >= 3, (
+        f"Check yourself holds {follow_up_count(notebook)} follow-ups (at least three): {labels}"
+    )
+    assert f"{notebook.stem}-predict" in labels, (
+        "the predict-the-output item is labelled NAME-predict"
+    )
