@@ -203,6 +203,8 @@ def test_a_plan_packs_chapters_in_study_order_and_names_what_does_not_fit():
 
 def test_the_cheat_sheet_names_the_book_its_build_date_and_jumps_to_each_topic(html):
     text = page(html, "cheat_sheet")
-    assert re.search(r"The PyTorch Study Guide · cheat sheet built \d{4}-\d\d-\d\d", text)
+    assert re.search(
+        r"The PyTorch Study Guide · cheat sheet built \d{4}-\d\d-\d\d", text
+    )
     for anchor in ("foundations", "training"):
         assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text

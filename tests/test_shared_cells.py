@@ -146,3 +146,16 @@ def test_the_install_block_lists_the_pinned_third_party_modules_a_chapter_import
     written = chapter_importing("import mymodel")
     written["cells"].append({"cell_type": "code", "source": "%%writefile mymodel.py\n"})
     assert "mymodel" not in needed(written, "probe")
+
+
+def test_ratios_print_only_the_figures_the_rounds_support(helpers):
+    times_text = helpers["times_text"]
+    assert [times_text(r) for r in (0.8, 1.224, 9.994, 36.18, 125.4)] == [
+        "0.80",
+        "1.22",
+        "9.99",
+        "36",
+        "125",
+    ]
+    a, b = [36.0 + 0.1 * i for i in range(6)], [1.0] * 6
+    assert "taking 36× its time" in helpers["compare"](a, b, "a", "b")[1]

@@ -190,6 +190,12 @@ def median_band(values, confidence=0.95):
     return (values[k - 1], values[n - k]) if k else None
 
 
+def times_text(ratio):
+    """A ratio as the verdicts print it: two decimals below 10 (0.80, 1.22), whole above
+    (36, not 36.18: the rounds do not know the third figure)."""
+    return f"{ratio:.2f}" if ratio < 10 else f"{ratio:.0f}"
+
+
 def compare(times_a, times_b, name_a, name_b):
     """A verdict computed from two variants' interleaved timings (see paired_ratios):
     `name_a` is faster or slower than `name_b` only when the 95 % interval of the
@@ -200,7 +206,7 @@ def compare(times_a, times_b, name_a, name_b):
     ratio, band = statistics.median(ratios), median_band(ratios)
     if band is None:
         return ratio, (
-            f"{name_a} took {ratio:.2f}× the time of {name_b}, but {len(ratios)} "
+            f"{name_a} took {times_text(ratio)}× the time of {name_b}, but {len(ratios)} "
             "paired rounds are too few to tell a difference from noise (it takes six)"
         )
     low, high = band
@@ -208,11 +214,11 @@ def compare(times_a, times_b, name_a, name_b):
     if high < 1 or low > 1:
         word = "faster" if high < 1 else "slower"
         return ratio, (
-            f"{name_a} was {word} than {name_b}, taking {ratio:.2f}× its time "
+            f"{name_a} was {word} than {name_b}, taking {times_text(ratio)}× its time "
             f"({interval})"
         )
     return ratio, (
-        f"{name_a} took {ratio:.2f}× the time of {name_b} ({interval}): the interval "
+        f"{name_a} took {times_text(ratio)}× the time of {name_b} ({interval}): the interval "
         "includes 1, so the difference is within noise"
     )
 
@@ -227,8 +233,8 @@ def against_prediction(ratios, predicted, what, width=0.25):
     band = median_band(ratios)
     interval = f"95 % interval {band[0]:.3g}× to {band[1]:.3g}×, " if band else ""
     measured = (
-        f"{what} was {statistics.median(ratios):.2f}× ({interval}{len(ratios)} paired "
-        f"rounds), against a predicted {predicted:.2f}×"
+        f"{what} was {times_text(statistics.median(ratios))}× ({interval}{len(ratios)} "
+        f"paired rounds), against a predicted {times_text(predicted)}×"
     )
     if band is None:
         return "too noisy", f"{measured}: too few rounds to test the prediction"
