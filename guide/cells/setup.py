@@ -206,8 +206,9 @@ def compare(times_a, times_b, name_a, name_b):
     ratio, band = statistics.median(ratios), median_band(ratios)
     if band is None:
         return ratio, (
-            f"{name_a} took {times_text(ratio)}× the time of {name_b}, but {len(ratios)} "
-            "paired rounds are too few to tell a difference from noise (it takes six)"
+            f"{name_a} took {times_text(ratio)}× the time of {name_b}, but "
+            f"{len(ratios)} paired rounds are too few to tell a difference from noise "
+            "(it takes six)"
         )
     low, high = band
     interval = f"95 % interval {low:.3g}× to {high:.3g}×, {len(ratios)} paired rounds"
@@ -218,8 +219,8 @@ def compare(times_a, times_b, name_a, name_b):
             f"({interval})"
         )
     return ratio, (
-        f"{name_a} took {times_text(ratio)}× the time of {name_b} ({interval}): the interval "
-        "includes 1, so the difference is within noise"
+        f"{name_a} took {times_text(ratio)}× the time of {name_b} ({interval}): the "
+        "interval includes 1, so the difference is within noise"
     )
 
 
