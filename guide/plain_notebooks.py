@@ -29,9 +29,11 @@ ROLE = re.compile(r"\{(?P<name>[\w:-]+)\}`(?P<text>[^`]*)`")
 TARGET = re.compile(r"^\([\w-]+\)=\s*$\n?", re.M)
 INTRO = (
     "*This notebook is a chapter of **The PyTorch Study Guide**, converted for plain Jupyter and"
-    " Colab. Run it top to bottom: the first cell installs what is missing and checks the torch"
-    " version; the first two cells are collapsed (they are the book's shared setup)."
-    " {numbers}*"
+    " Colab. Run it top to bottom.{shared}{numbers}*"
+)
+SHARED_NOTE = (
+    " The first cell installs what is missing and checks the torch version; it and the"
+    " second are collapsed: they are the book's shared setup."
 )
 NUMBERS_MEASURED = (
     "Numbers in bold in the text were measured when the book's site was built, on the"
@@ -150,7 +152,19 @@ def plain_notebook(nb, notebooks=frozenset(), link_base=None, values=None):
         cell["metadata"] = metadata
         cells.append(cell)
     title = cells[0]["source"].split("\n", 1)
-    intro = INTRO.format(numbers=NUMBERS_MEASURED if values else NUMBERS_UNKNOWN)
+    glues = any(
+        "{glue" in cell_text(c) for c in nb["cells"] if c["cell_type"] == "markdown"
+    )
+    numbers = (NUMBERS_MEASURED if values else NUMBERS_UNKNOWN) if glues else ""
+    shared = any(
+        SHARED_START.match(cell_text(c))
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    )
+    intro = INTRO.format(
+        shared=SHARED_NOTE if shared else "",
+        numbers=" " + numbers if numbers else "",
+    )
     cells[0]["source"] = (
         title[0]
         + "\n\n"

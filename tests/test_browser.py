@@ -245,7 +245,9 @@ def test_pages_do_not_scroll_sideways_on_a_phone(browser, base_url):
         context.close()
 
 
-def test_the_cheat_sheet_prints_on_three_pages_or_fewer(page, base_url):
+def test_the_cheat_sheet_prints_on_two_sheets(page, base_url):
+    """One entry per question (35 of them) fits four A4 pages, two sheets printed on both
+    sides, at 7 pt in two columns."""
     page.goto(f"{base_url}/chapters/cheat_sheet.html", wait_until="load")
     page.emulate_media(media="print")
     pdf = page.pdf(
@@ -255,7 +257,7 @@ def test_the_cheat_sheet_prints_on_three_pages_or_fewer(page, base_url):
     (SCREENSHOTS).mkdir(parents=True, exist_ok=True)
     (SCREENSHOTS / "cheat_sheet.pdf").write_bytes(pdf)
     pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
-    assert 1 <= pages <= 3, f"the cheat sheet prints on {pages} A4 pages"
+    assert 1 <= pages <= 4, f"the cheat sheet prints on {pages} A4 pages"
 
 
 def test_colab_and_download_buttons_serve_the_plain_notebook(page, base_url):

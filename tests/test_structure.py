@@ -309,7 +309,7 @@ def test_short_answer_opens_with_a_sentence_and_three_or_four_bullets(notebook):
 
 
 def test_short_answer_is_short_enough_to_say_and_to_print(notebook):
-    """The cheat sheet prints every chapter's sentence and bullets on three A4 pages: that
+    """The cheat sheet prints every chapter's sentence and bullets on four A4 pages: that
     leaves about 110 words a chapter, and a point longer than 28 words is not a point."""
     if page_kind(notebook.stem) != "question":
         pytest.skip(f"{notebook.stem} answers no question: no Short answer")
