@@ -53,10 +53,6 @@ def load_map(root=ROOT):
     return yaml.safe_load((Path(root) / "questions.yml").read_text(encoding="utf-8"))
 
 
-def question_ids(root=ROOT):
-    return [q["id"] for q in load_map(root)["questions"]]
-
-
 def load_toc(root=ROOT):
     return yaml.safe_load((Path(root) / "_toc.yml").read_text(encoding="utf-8"))
 
@@ -101,10 +97,6 @@ def pins(root=ROOT):
         if "==" in line:
             found[line.split("==")[0].strip().lower()] = line
     return found
-
-
-def pinned_version(name, root=ROOT):
-    return pins(root)[name.lower()].split("==", 1)[1]
 
 
 def page_kind(name):

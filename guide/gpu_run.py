@@ -97,7 +97,8 @@ print(json.dumps(info))
 
 
 def cell_source(cell):
-    """A cell's source as one string (nbformat gives a string, raw JSON may give a list)."""
+    """A cell's source as one string (nbformat gives a string, raw JSON may give a list);
+    guide.notebook.cell_text's twin, since this file runs without the package."""
     source = cell["source"]
     return source if isinstance(source, str) else "".join(source)
 

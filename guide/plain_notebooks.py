@@ -119,7 +119,7 @@ def plain_markdown(text, notebooks, link=lambda name: f"{name}.ipynb", values=No
     return text.strip("\n")
 
 
-def collapsed(cell, source):
+def collapsed(source):
     """A shared install or setup cell, collapsed under its title line; other cells as they are."""
     block = SHARED_START.match(source)
     if block is None or block["name"] not in SHARED_TITLES:
@@ -147,7 +147,7 @@ def plain_notebook(nb, notebooks=frozenset(), link_base=None, values=None):
                 continue
         else:
             cell["outputs"], cell["execution_count"] = [], None
-            source, metadata = collapsed(cell, source)
+            source, metadata = collapsed(source)
         cell["source"] = source
         cell["metadata"] = metadata
         cells.append(cell)

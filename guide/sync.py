@@ -49,7 +49,6 @@ DISTRIBUTIONS = {
     "myst_nb": None,  # optional: the setup block falls back to a plain glue without it
     "torch": None,
 }
-START, END = SHARED_START, SHARED_END
 
 
 def marker(name):
@@ -78,7 +77,7 @@ def imported_modules(nb):
     names = set()
     for cell in code_cells(nb):
         text = cell_text(cell)
-        for block in START.finditer(text):
+        for block in SHARED_START.finditer(text):
             if block.group("name") != "install":
                 names |= modules_in(body(block.group("name")))
         text = SHARED_BLOCK.sub("", text)
@@ -133,21 +132,21 @@ def render(name, nb, chapter):
     gap = (
         "\n\n" if isinstance(last, (ast.FunctionDef, ast.ClassDef)) else ""
     )  # as ruff formats it
-    return f"{marker(name)}\n{text}\n{gap}{END.format(name=name)}"
+    return f"{marker(name)}\n{text}\n{gap}{SHARED_END.format(name=name)}"
 
 
 def synced(text, nb, chapter):
     """The cell source with every shared block rewritten from its source file."""
     out, pos = [], 0
-    for match in START.finditer(text):
+    for match in SHARED_START.finditer(text):
         if match.start() < pos:
             continue
         name = match.group("name")
-        end = text.find(END.format(name=name), match.end())
+        end = text.find(SHARED_END.format(name=name), match.end())
         if end < 0:
             raise SystemExit(f"{chapter}: shared block {name!r} has no end marker")
         out += [text[pos : match.start()], render(name, nb, chapter)]
-        pos = end + len(END.format(name=name))
+        pos = end + len(SHARED_END.format(name=name))
     return "".join(out) + text[pos:]
 
 
@@ -158,7 +157,9 @@ def problems_and_update(path):
     cells = code_cells(nb)
     problems = []
     for index, name in enumerate(REQUIRED):
-        blocks = [] if index >= len(cells) else START.findall(cell_text(cells[index]))
+        blocks = (
+            [] if index >= len(cells) else SHARED_START.findall(cell_text(cells[index]))
+        )
         if name not in blocks:
             problems.append(
                 f"code cell {index + 1} must hold the shared '{name}' block"

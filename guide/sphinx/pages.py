@@ -16,7 +16,6 @@ import ast
 import datetime
 import json
 import os
-import re
 from pathlib import Path
 
 from docutils import nodes
@@ -25,11 +24,6 @@ from sphinx.util.docutils import SphinxDirective
 
 from guide.book import load_map, toc_notebooks
 from guide.chapter import PLANS, cheat_sheet_minutes, parts, study_plan
-
-
-def slug(heading):
-    """The anchor docutils gives a section titled `heading`."""
-    return re.sub(r"[^\w]+", "-", heading.lower()).strip("-")
 
 
 def question_anchor(qid):
@@ -126,7 +120,9 @@ class CheatSheet(_GeneratedMarkdown):
 
     def lines(self):
         parts = self.study_parts()
-        jumps = " · ".join(f"[{caption}](#{slug(caption)})" for caption, _ in parts)
+        jumps = " · ".join(
+            f"[{caption}](#{nodes.make_id(caption)})" for caption, _ in parts
+        )
         out = [
             f"*The PyTorch Study Guide · cheat sheet built {build_date()} · {jumps}*",
             "",
